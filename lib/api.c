@@ -1,0 +1,114 @@
+/* The public C API of include/memcomm.h. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../include/memcomm.h"
+#include "core/engine.h"
+#include "core/stats.h"
+#include "core/typecache.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#if !MEMCOMM_HAVE_LARGE_COUNT
+static int fits_int(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
+#endif
+
+EXPORT int memcomm_pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                        MPI_Count outsize, MPI_Count *position)
+{
+    int error_class = MPI_SUCCESS;
+    int64_t pos = position ? *position : 0;
+    switch (engine_pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
+                        &error_class)) {
+    case ENGINE_DONE:
+        *position = pos;
+        return MPI_SUCCESS;
+    case ENGINE_ERROR:
+        return error_class;
+    case ENGINE_DECLINED:
+        break;
+    }
+#if MEMCOMM_HAVE_LARGE_COUNT
+    return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, MPI_COMM_SELF);
+#else
+    if (!position || !fits_int(incount) || !fits_int(outsize) || !fits_int(*position))
+        return MPI_ERR_COUNT;
+    int ipos = (int)*position;
+    int rc = PMPI_Pack(inbuf, (int)incount, datatype, outbuf, (int)outsize, &ipos, MPI_COMM_SELF);
+    *position = ipos;
+    return rc;
+#endif
+}
+
+EXPORT int memcomm_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                          MPI_Count outcount, MPI_Datatype datatype)
+{
+    int error_class = MPI_SUCCESS;
+    int64_t pos = position ? *position : 0;
+    switch (engine_unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype,
+                          &error_class)) {
+    case ENGINE_DONE:
+        *position = pos;
+        return MPI_SUCCESS;
+    case ENGINE_ERROR:
+        return error_class;
+    case ENGINE_DECLINED:
+        break;
+    }
+#if MEMCOMM_HAVE_LARGE_COUNT
+    return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, MPI_COMM_SELF);
+#else
+    if (!position || !fits_int(insize) || !fits_int(outcount) || !fits_int(*position))
+        return MPI_ERR_COUNT;
+    int ipos = (int)*position;
+    int rc = PMPI_Unpack(inbuf, (int)insize, &ipos, outbuf, (int)outcount, datatype, MPI_COMM_SELF);
+    *position = ipos;
+    return rc;
+#endif
+}
+
+EXPORT int memcomm_pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
+{
+#if MEMCOMM_HAVE_LARGE_COUNT
+    return PMPI_Pack_size_c(incount, datatype, MPI_COMM_SELF, size);
+#else
+    if (!fits_int(incount))
+        return MPI_ERR_COUNT;
+    int isize = 0;
+    int rc = PMPI_Pack_size((int)incount, datatype, MPI_COMM_SELF, &isize);
+    *size = isize;
+    return rc;
+#endif
+}
+
+EXPORT int memcomm_type_info_get(MPI_Datatype datatype, memcomm_type_info *info)
+{
+    memset(info, 0, sizeof *info);
+    analysis *a = typecache_acquire(datatype);
+    if (!a) {
+        info->kernel = "mpi";
+        snprintf(info->reason, sizeof info->reason, "not a committed type memcomm has seen");
+        return MPI_ERR_TYPE;
+    }
+    info->handled = a->supported;
+    info->size = a->bounds.size;
+    info->extent = a->bounds.extent;
+    info->kernel = a->supported ? a->plan.kernel_name : "mpi";
+    snprintf(info->reason, sizeof info->reason, "%s", a->why);
+    if (a->normal)
+        ir_format(a->normal, info->canonical, sizeof info->canonical);
+    analysis_release(a);
+    return MPI_SUCCESS;
+}
+
+EXPORT const char *memcomm_version(void) { return MEMCOMM_VERSION_STRING; }
+
+EXPORT void memcomm_stats_get(memcomm_stats *out)
+{
+    stats_snapshot s = stats_read();
+    out->handled_calls = s.handled_calls;
+    out->handled_bytes = s.handled_bytes;
+    out->fallback_calls = s.fallback_calls;
+    out->error_calls = s.error_calls;
+}

@@ -1,0 +1,33 @@
+/* analysis: everything memcomm knows about one datatype, computed once:
+ * decode -> normalize -> plan. Shared (reference-counted) by every handle that names the
+ * same type (dups) and by calls in flight, so a free in another thread never pulls the plan
+ * from under a copy. */
+#ifndef MEMCOMM_ANALYSIS_H
+#define MEMCOMM_ANALYSIS_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+#include "../decode/decode.h"
+#include "../plan/plan.h"
+
+typedef struct {
+    atomic_int refs;
+    bool supported;   /* false: memcomm hands calls on this type to the MPI */
+    char why[128];    /* reason when unsupported */
+    decode_bounds bounds;
+    const ir_node *normal;
+    plan plan;
+    ir_arena arena;
+} analysis;
+
+/* Analyse a committed type; NULL only when memory is short. Unsupported types still get an
+ * analysis (with their size, for argument checks) so the decision is not repeated. */
+analysis *analysis_create(MPI_Datatype type);
+void analysis_retain(analysis *a);
+void analysis_release(analysis *a);
+
+/* Limit on the analysis memory of one type. */
+enum { ANALYSIS_ARENA_LIMIT = 64 << 20 };
+
+#endif

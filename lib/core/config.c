@@ -1,0 +1,26 @@
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static config current;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static bool env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0 && strcmp(v, "no") != 0 && strcmp(v, "false") != 0;
+}
+
+static void read_env(void)
+{
+    current.disable = env_flag("MEMCOMM_DISABLE");
+    current.stats = env_flag("MEMCOMM_STATS");
+}
+
+const config *config_get(void)
+{
+    pthread_once(&once, read_env);
+    return &current;
+}

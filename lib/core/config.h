@@ -1,0 +1,14 @@
+/* The environment knobs, read once per process. docs/environment.md lists them. */
+#ifndef MEMCOMM_CONFIG_H
+#define MEMCOMM_CONFIG_H
+
+#include <stdbool.h>
+
+typedef struct {
+    bool disable; /* MEMCOMM_DISABLE=1: every intercepted call goes straight to the MPI */
+    bool stats;   /* MEMCOMM_STATS=1: one summary line per rank on stderr at MPI_Finalize */
+} config;
+
+const config *config_get(void);
+
+#endif

@@ -1,0 +1,32 @@
+#include "stats.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+
+static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls;
+
+void stats_handled(int64_t bytes)
+{
+    atomic_fetch_add_explicit(&handled_calls, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&handled_bytes, (uint64_t)bytes, memory_order_relaxed);
+}
+
+void stats_fallback(void) { atomic_fetch_add_explicit(&fallback_calls, 1, memory_order_relaxed); }
+
+void stats_error(void) { atomic_fetch_add_explicit(&error_calls, 1, memory_order_relaxed); }
+
+stats_snapshot stats_read(void)
+{
+    stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
+                        atomic_load(&fallback_calls), atomic_load(&error_calls)};
+    return s;
+}
+
+void stats_print(FILE *out, int rank)
+{
+    stats_snapshot s = stats_read();
+    fprintf(out,
+            "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
+            " calls to the MPI, raised %" PRIu64 " errors\n",
+            rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls);
+}

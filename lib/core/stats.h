@@ -1,0 +1,18 @@
+/* Per-process counters of what memcomm did, printed by MEMCOMM_STATS=1 at MPI_Finalize. */
+#ifndef MEMCOMM_STATS_H
+#define MEMCOMM_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    uint64_t handled_calls, handled_bytes, fallback_calls, error_calls;
+} stats_snapshot;
+
+void stats_handled(int64_t bytes);
+void stats_fallback(void);
+void stats_error(void);
+stats_snapshot stats_read(void);
+void stats_print(FILE *out, int rank);
+
+#endif

@@ -1,0 +1,224 @@
+#include "typecache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open addressing, linear probing, backward-shift deletion; an empty slot has value NULL.
+ * Lookups take the read lock; commit, dup and free take the write lock only around the
+ * table update (analysis and MPI calls happen outside it). */
+typedef struct {
+    uint64_t key;
+    analysis *value;
+} slot;
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static slot *table;
+static size_t cap, used;
+static int keyval = MPI_KEYVAL_INVALID;
+
+static uint64_t key_of(MPI_Datatype type)
+{
+    uint64_t key = 0;
+    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
+    return key;
+}
+
+static size_t home(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
+
+static slot *find(uint64_t key)
+{
+    if (!table)
+        return NULL;
+    for (size_t i = home(key);; i = (i + 1) & (cap - 1)) {
+        if (!table[i].value)
+            return NULL;
+        if (table[i].key == key)
+            return &table[i];
+    }
+}
+
+static bool grow(void)
+{
+    size_t old_cap = cap;
+    slot *old = table;
+    size_t new_cap = cap ? cap * 2 : 64;
+    slot *fresh = calloc(new_cap, sizeof *fresh);
+    if (!fresh)
+        return false;
+    table = fresh;
+    cap = new_cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].value) {
+            size_t j = home(old[i].key);
+            while (table[j].value)
+                j = (j + 1) & (cap - 1);
+            table[j] = old[i];
+        }
+    free(old);
+    return true;
+}
+
+/* Insert unless present; takes over the caller's reference on success. */
+static bool insert_locked(uint64_t key, analysis *value)
+{
+    if (find(key))
+        return false;
+    if ((used + 1) * 2 > cap && !grow())
+        return false;
+    size_t i = home(key);
+    while (table[i].value)
+        i = (i + 1) & (cap - 1);
+    table[i].key = key;
+    table[i].value = value;
+    used++;
+    return true;
+}
+
+static analysis *remove_locked(uint64_t key)
+{
+    slot *s = find(key);
+    if (!s)
+        return NULL;
+    analysis *value = s->value;
+    size_t hole = (size_t)(s - table);
+    s->value = NULL;
+    used--;
+    for (size_t i = (hole + 1) & (cap - 1); table[i].value; i = (i + 1) & (cap - 1)) {
+        size_t h = home(table[i].key);
+        /* move back if its home is not in (hole, i] cyclically */
+        bool stays = hole < i ? (h > hole && h <= i) : (h > hole || h <= i);
+        if (!stays) {
+            table[hole] = table[i];
+            table[i].value = NULL;
+            hole = i;
+        }
+    }
+    return value;
+}
+
+static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
+{
+    (void)kv;
+    (void)value;
+    (void)extra;
+    pthread_rwlock_wrlock(&lock);
+    analysis *a = remove_locked(key_of(type));
+    pthread_rwlock_unlock(&lock);
+    analysis_release(a);
+    return MPI_SUCCESS;
+}
+
+static bool ensure_keyval(void)
+{
+    pthread_rwlock_wrlock(&lock);
+    if (keyval == MPI_KEYVAL_INVALID)
+        PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, on_type_delete, &keyval, NULL);
+    bool ok = keyval != MPI_KEYVAL_INVALID;
+    pthread_rwlock_unlock(&lock);
+    return ok;
+}
+
+/* Cache `a` (the caller's reference) under `type`; with an attribute that will remove it
+ * when the type is freed, unless the type is predefined. */
+static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
+{
+    if (with_attribute && !ensure_keyval()) {
+        analysis_release(a);
+        return;
+    }
+    pthread_rwlock_wrlock(&lock);
+    bool inserted = insert_locked(key_of(type), a);
+    pthread_rwlock_unlock(&lock);
+    if (!inserted) { /* already cached (re-commit) or no memory */
+        analysis_release(a);
+        return;
+    }
+    if (with_attribute && PMPI_Type_set_attr(type, keyval, NULL) != MPI_SUCCESS) {
+        pthread_rwlock_wrlock(&lock);
+        analysis_release(remove_locked(key_of(type)));
+        pthread_rwlock_unlock(&lock);
+    }
+}
+
+static bool is_predefined(MPI_Datatype type)
+{
+    static const MPI_Datatype predefined[] = {
+        MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_SIGNED_CHAR,
+        MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_COUNT, MPI_OFFSET, MPI_C_COMPLEX,
+        MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_BYTE,
+        MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+        MPI_LONG_DOUBLE_INT,
+    };
+    if (type == MPI_DATATYPE_NULL)
+        return false;
+    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
+        if (predefined[i] == type)
+            return true;
+    return false;
+}
+
+static bool mpi_is_running(void)
+{
+    int initialized = 0, finalized = 1;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
+analysis *typecache_acquire(MPI_Datatype type)
+{
+    uint64_t key = key_of(type);
+    pthread_rwlock_rdlock(&lock);
+    slot *s = find(key);
+    analysis *a = s ? s->value : NULL;
+    if (a)
+        analysis_retain(a);
+    pthread_rwlock_unlock(&lock);
+    if (a || !is_predefined(type) || !mpi_is_running())
+        return a;
+    a = analysis_create(type);
+    if (!a)
+        return NULL;
+    analysis_retain(a); /* one for the cache, one for the caller */
+    publish(type, a, false);
+    return a;
+}
+
+void typecache_on_commit(MPI_Datatype type)
+{
+    pthread_rwlock_rdlock(&lock);
+    bool known = find(key_of(type)) != NULL;
+    pthread_rwlock_unlock(&lock);
+    if (known || is_predefined(type))
+        return;
+    analysis *a = analysis_create(type);
+    if (a)
+        publish(type, a, true);
+}
+
+void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
+{
+    analysis *a = typecache_acquire(from);
+    if (!a)
+        return;
+    /* a dup has the same typemap; share the analysis */
+    publish(to, a, true);
+}
+
+void typecache_shutdown(void)
+{
+    pthread_rwlock_wrlock(&lock);
+    for (size_t i = 0; i < cap; i++)
+        analysis_release(table[i].value);
+    free(table);
+    table = NULL;
+    cap = used = 0;
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Type_free_keyval(&keyval);
+    keyval = MPI_KEYVAL_INVALID;
+    pthread_rwlock_unlock(&lock);
+}

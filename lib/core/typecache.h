@@ -1,0 +1,26 @@
+/* typecache: datatype handle -> analysis.
+ *
+ * Filled when a type is committed (and when a committed type is duplicated), and for
+ * predefined types on first use. Each cached derived type carries a memcomm attribute whose
+ * delete callback removes the entry, so however a type is freed (MPI_Type_free, PMPI_ from
+ * another tool, the MPI itself) a re-used handle never meets a stale plan. A handle that is
+ * not in the cache (uncommitted, freed, unknown) is never looked at through the MPI on the
+ * fast path: the call goes to the MPI, which reports it as it would without memcomm. */
+#ifndef MEMCOMM_TYPECACHE_H
+#define MEMCOMM_TYPECACHE_H
+
+#include <mpi.h>
+
+#include "analysis.h"
+
+/* The analysis for `type`, retained (release with analysis_release), or NULL. */
+analysis *typecache_acquire(MPI_Datatype type);
+
+/* Hooks called after the MPI's own commit / dup succeeded. */
+void typecache_on_commit(MPI_Datatype type);
+void typecache_on_dup(MPI_Datatype from, MPI_Datatype to);
+
+/* Drop everything (at MPI_Finalize). */
+void typecache_shutdown(void);
+
+#endif

@@ -1,0 +1,623 @@
+#include "decode.h"
+#include "verify.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+enum { MAX_DEPTH = 64, PROBE_MAX_EXTENT = 255 };
+
+typedef struct {
+    ir_arena *arena;
+    char *why;
+    size_t why_cap;
+} decoder;
+
+/* One get_contents answer. MPI-4 moved counts into a separate large-count array for types
+ * built with the _c constructors; `flat` gives the k-th argument of ints ++ addresses for
+ * the ordinary constructors and of the large counts for the _c ones, which is the same
+ * sequence for every combiner but subarray and darray. */
+typedef struct {
+    int combiner;
+    int64_t ni, na, nc, nd;
+    int *ints;
+    MPI_Aint *addrs;
+    MPI_Count *counts;
+    MPI_Datatype *types;
+} contents;
+
+static const ir_node *decode_rec(decoder *d, MPI_Datatype type, int depth);
+
+static const ir_node *fail(decoder *d, const char *msg)
+{
+    if (d->why && d->why[0] == '\0')
+        snprintf(d->why, d->why_cap, "%s", msg);
+    return NULL;
+}
+
+const char *decode_combiner_name(int combiner)
+{
+    static const struct {
+        int value;
+        const char *name;
+    } names[] = {
+        {MPI_COMBINER_NAMED, "named"},
+        {MPI_COMBINER_DUP, "dup"},
+        {MPI_COMBINER_CONTIGUOUS, "contiguous"},
+        {MPI_COMBINER_VECTOR, "vector"},
+        {MPI_COMBINER_HVECTOR, "hvector"},
+        {MPI_COMBINER_INDEXED, "indexed"},
+        {MPI_COMBINER_HINDEXED, "hindexed"},
+        {MPI_COMBINER_INDEXED_BLOCK, "indexed_block"},
+        {MPI_COMBINER_HINDEXED_BLOCK, "hindexed_block"},
+        {MPI_COMBINER_STRUCT, "struct"},
+        {MPI_COMBINER_SUBARRAY, "subarray"},
+        {MPI_COMBINER_DARRAY, "darray"},
+        {MPI_COMBINER_RESIZED, "resized"},
+#if MEMCOMM_HAVE_INTEGER_COMBINERS
+        {MPI_COMBINER_HVECTOR_INTEGER, "hvector_integer"},
+        {MPI_COMBINER_HINDEXED_INTEGER, "hindexed_integer"},
+        {MPI_COMBINER_STRUCT_INTEGER, "struct_integer"},
+#endif
+        {MPI_COMBINER_F90_REAL, "f90_real"},
+        {MPI_COMBINER_F90_COMPLEX, "f90_complex"},
+        {MPI_COMBINER_F90_INTEGER, "f90_integer"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].value == combiner)
+            return names[i].name;
+    return "unknown";
+}
+
+int decode_bounds_of(MPI_Datatype type, decode_bounds *out)
+{
+    MPI_Count size, lb, extent, true_lb, true_extent;
+    int rc = PMPI_Type_size_x(type, &size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_extent_x(type, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent);
+    if (rc == MPI_SUCCESS) {
+        out->size = size;
+        out->lb = lb;
+        out->extent = extent;
+        out->true_lb = true_lb;
+        out->true_extent = true_extent;
+    }
+    return rc;
+}
+
+/* Combiners whose get_contents handles are new objects the caller must free; predefined
+ * (named, f90, value-index) handles must not be freed. */
+static bool is_constructed(int combiner)
+{
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_CONTIGUOUS:
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY:
+    case MPI_COMBINER_RESIZED:
+#if MEMCOMM_HAVE_INTEGER_COMBINERS
+    case MPI_COMBINER_HVECTOR_INTEGER:
+    case MPI_COMBINER_HINDEXED_INTEGER:
+    case MPI_COMBINER_STRUCT_INTEGER:
+#endif
+        return true;
+    default:
+        return false;
+    }
+}
+
+static int get_combiner(MPI_Datatype type, int *combiner)
+{
+#if MEMCOMM_HAVE_LARGE_COUNT
+    MPI_Count ni, na, nc, nd;
+    return PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, combiner);
+#else
+    int ni, na, nd;
+    return PMPI_Type_get_envelope(type, &ni, &na, &nd, combiner);
+#endif
+}
+
+static void release_contents(contents *c)
+{
+    for (int64_t i = 0; c->types && i < c->nd; i++) {
+        int combiner;
+        if (get_combiner(c->types[i], &combiner) == MPI_SUCCESS && is_constructed(combiner))
+            PMPI_Type_free(&c->types[i]);
+    }
+    free(c->ints);
+    free(c->addrs);
+    free(c->counts);
+    free(c->types);
+    memset(c, 0, sizeof *c);
+}
+
+static bool fetch_contents(MPI_Datatype type, contents *c)
+{
+    memset(c, 0, sizeof *c);
+#if MEMCOMM_HAVE_LARGE_COUNT
+    MPI_Count ni, na, nc, nd;
+    if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &c->combiner) != MPI_SUCCESS)
+        return false;
+#else
+    int ni, na, nd, nc = 0;
+    if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &c->combiner) != MPI_SUCCESS)
+        return false;
+#endif
+    c->ni = ni;
+    c->na = na;
+    c->nc = nc;
+    c->nd = nd;
+    if (c->combiner == MPI_COMBINER_NAMED)
+        return true;
+    /* +1 so that zero-length requests still get a distinct, freeable pointer */
+    c->ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    c->addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    c->counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
+    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    if (!c->ints || !c->addrs || !c->counts || !c->types) {
+        c->nd = 0;
+        release_contents(c);
+        return false;
+    }
+#if MEMCOMM_HAVE_LARGE_COUNT
+    int rc = PMPI_Type_get_contents_c(type, ni, na, nc, nd, c->ints, c->addrs, c->counts,
+                                      c->types);
+#else
+    int rc = PMPI_Type_get_contents(type, ni, na, nd, c->ints, c->addrs, c->types);
+#endif
+    if (rc != MPI_SUCCESS) {
+        c->nd = 0; /* nothing was returned to free */
+        release_contents(c);
+        return false;
+    }
+    return true;
+}
+
+static int64_t flat(const contents *c, int64_t k)
+{
+    if (c->nc > 0)
+        return c->counts[k];
+    return k < c->ni ? c->ints[k] : c->addrs[k - c->ni];
+}
+
+static bool flat_has(const contents *c, int64_t n)
+{
+    return (c->nc > 0 ? c->nc : c->ni + c->na) >= n;
+}
+
+/* Does the MPI place types built from negative-extent types where their reported extent
+ * says? MPICH 5.0.2 does not: contiguous(2, resized(x, lb=-11, extent=-9)) reports extent 0
+ * (ub - lb, as the standard defines it) but is repeated 18 bytes apart, so the extent of any
+ * type above a negative-extent one cannot be read from the MPI. Asked once, by a probe. */
+static bool negative_extents_repeat_at_extent(void)
+{
+    static atomic_int answer = -1;
+    int known = atomic_load(&answer);
+    if (known >= 0)
+        return known;
+    MPI_Datatype shifted, element, pair;
+    PMPI_Type_create_resized(MPI_BYTE, 0, 4, &shifted);
+    PMPI_Type_create_resized(shifted, -8, -3, &element); /* extent -3 */
+    PMPI_Type_contiguous(2, element, &pair);
+    PMPI_Type_free(&shifted);
+    MPI_Datatype twice;
+    PMPI_Type_contiguous(2, pair, &twice);
+    PMPI_Type_commit(&twice);
+    MPI_Count lb, pair_extent;
+    PMPI_Type_get_extent_x(pair, &lb, &pair_extent);
+    unsigned char src[64], packed[4] = {0};
+    for (int i = 0; i < 64; i++)
+        src[i] = (unsigned char)i;
+    int pos = 0;
+    PMPI_Pack(src + 32, 1, twice, packed, (int)sizeof packed, &pos, MPI_COMM_SELF);
+    /* bytes at 0, -3, then the second pair at pair_extent, pair_extent - 3 */
+    int consistent = pos == 4 && packed[2] == 32 + pair_extent && packed[3] == 32 + pair_extent - 3;
+    PMPI_Type_free(&element);
+    PMPI_Type_free(&pair);
+    PMPI_Type_free(&twice);
+    atomic_store(&answer, consistent);
+    return consistent;
+}
+
+/* Does the MPI pack a byte stride of -1 as written? Open MPI 5.0.11 packs
+ * hvector(3, 1, -1 byte, MPI_CHAR) as three consecutive bytes going up (0, 1, 2), not
+ * (0, -1, -2); other negative strides are fine. Asked once, by a probe. */
+static bool minus_one_stride_packs_as_written(void)
+{
+    static atomic_int answer = -1;
+    int known = atomic_load(&answer);
+    if (known >= 0)
+        return known;
+    MPI_Datatype probe;
+    PMPI_Type_create_hvector(3, 1, -1, MPI_CHAR, &probe);
+    PMPI_Type_commit(&probe);
+    unsigned char src[8] = {0, 1, 2, 3, 4, 5, 6, 7}, packed[3] = {0};
+    int pos = 0;
+    PMPI_Pack(src + 4, 1, probe, packed, (int)sizeof packed, &pos, MPI_COMM_SELF);
+    PMPI_Type_free(&probe);
+    int as_written = pos == 3 && packed[0] == 4 && packed[1] == 3 && packed[2] == 2;
+    atomic_store(&answer, as_written);
+    return as_written;
+}
+
+/* A child type's extent as the MPI uses it, or false when memcomm cannot know it. */
+static bool extent_of(decoder *d, MPI_Datatype type, int64_t *extent)
+{
+    MPI_Count lb, ext;
+    if (PMPI_Type_get_extent_x(type, &lb, &ext) != MPI_SUCCESS)
+        return false;
+    *extent = ext;
+    if (ext >= 0 || negative_extents_repeat_at_extent())
+        return true;
+    fail(d, "the MPI does not place types above a negative-extent type at their extent");
+    return false;
+}
+
+/* `count` instances of `child` (extent `extent`) placed back to back at `off`. */
+static const ir_node *repeat(decoder *d, int64_t off, int64_t count, int64_t extent,
+                             const ir_node *child)
+{
+    return ir_loop(d->arena, off, count, extent, child);
+}
+
+/* A type whose layout the MPI does not describe through contents (named types, pair types
+ * such as MPI_DOUBLE_INT, f90 types). Its byte map is read back from PMPI_Pack of a buffer
+ * whose bytes hold their own offsets. The probe packs two instances with a gap between them,
+ * twice, over differently filled outputs: a byte the MPI does not write cannot be reproduced
+ * byte for byte (MPICH copies MPI_LONG_DOUBLE in non-contiguous layouts with 80-bit x87
+ * moves, leaving 6 of its 16 packed bytes untouched), so such types go to the MPI. */
+static const ir_node *decode_leaf(decoder *d, MPI_Datatype type)
+{
+    decode_bounds b;
+    if (decode_bounds_of(type, &b) != MPI_SUCCESS)
+        return fail(d, "size/extent query failed");
+    if (b.size == 0)
+        return ir_seq(d->arena, 0, 0, NULL);
+    int64_t stride = 2 * (b.true_lb + b.true_extent);
+    if (b.true_lb < 0 || b.extent <= 0 || stride + b.true_lb + b.true_extent > PROBE_MAX_EXTENT)
+        return b.size == b.true_extent ? ir_block(d->arena, b.true_lb, b.size)
+                                       : fail(d, "non-contiguous predefined type too large to probe");
+
+    MPI_Datatype pair;
+    if (PMPI_Type_create_hvector(2, 1, (MPI_Aint)stride, type, &pair) != MPI_SUCCESS)
+        return fail(d, "probe type refused");
+    PMPI_Type_commit(&pair);
+    unsigned char src[PROBE_MAX_EXTENT + 1], packed[2][2 * PROBE_MAX_EXTENT + 2];
+    for (int i = 0; i <= PROBE_MAX_EXTENT; i++)
+        src[i] = (unsigned char)i;
+    bool packed_ok = true;
+    for (int k = 0; k < 2; k++) {
+        memset(packed[k], k ? 0xFF : 0x00, sizeof packed[k]);
+        int pos = 0;
+        packed_ok &= PMPI_Pack(src, 1, pair, packed[k], (int)sizeof packed[k], &pos,
+                               MPI_COMM_SELF) == MPI_SUCCESS &&
+                     pos == 2 * b.size;
+    }
+    PMPI_Type_free(&pair);
+    if (!packed_ok)
+        return fail(d, "probe pack of predefined type failed");
+    if (memcmp(packed[0], packed[1], (size_t)(2 * b.size)) != 0)
+        return fail(d, "the MPI leaves packed bytes of a predefined type unwritten");
+
+    const ir_node **items = ir_arena_alloc(d->arena, sizeof *items * (size_t)b.size);
+    if (!items)
+        return fail(d, "out of analysis memory");
+    int64_t n = 0;
+    for (int i = 0; i < b.size;) { /* the first instance's bytes give the map */
+        int start = packed[0][i], len = 1;
+        while (i + len < b.size && packed[0][i + len] == start + len)
+            len++;
+        items[n++] = ir_block(d->arena, start, len);
+        i += len;
+    }
+    return ir_seq(d->arena, 0, n, (const ir_node **)items);
+}
+
+/* SEQ of items, item i being `lens[i]` copies of a child at byte displacement `displs[i]`. */
+typedef struct {
+    int64_t n;
+    int64_t (*len)(const contents *, int64_t i);
+    int64_t (*displ)(const contents *, int64_t i);
+    int64_t displ_unit; /* 1 for byte displacements, the child's extent for element ones */
+} indexed_form;
+
+static const ir_node *build_indexed(decoder *d, const contents *c, const indexed_form *form,
+                                    int depth)
+{
+    if (form->n < 0 || !flat_has(c, 1))
+        return fail(d, "malformed contents");
+    const ir_node **items = ir_arena_alloc(d->arena, sizeof *items * (size_t)(form->n + 1));
+    if (!items)
+        return fail(d, "out of analysis memory");
+    bool is_struct = c->combiner == MPI_COMBINER_STRUCT;
+#if MEMCOMM_HAVE_INTEGER_COMBINERS
+    is_struct |= c->combiner == MPI_COMBINER_STRUCT_INTEGER;
+#endif
+    const ir_node *shared = NULL;
+    int64_t shared_extent = 0;
+    if (!is_struct) {
+        shared = decode_rec(d, c->types[0], depth + 1);
+        if (!shared || !extent_of(d, c->types[0], &shared_extent))
+            return fail(d, "child type");
+    }
+    for (int64_t i = 0; i < form->n; i++) {
+        const ir_node *child = shared;
+        int64_t extent = shared_extent;
+        if (is_struct) {
+            child = decode_rec(d, c->types[i], depth + 1);
+            if (!child || !extent_of(d, c->types[i], &extent))
+                return fail(d, "struct member type");
+        }
+        int64_t off;
+        int64_t unit = form->displ_unit ? extent : 1;
+        if (!ir_mul(form->displ(c, i), unit, &off))
+            return fail(d, "displacement overflows 64 bits");
+        items[i] = repeat(d, off, form->len(c, i), extent, child);
+        if (!items[i])
+            return fail(d, "block overflows 64 bits");
+    }
+    return ir_seq(d->arena, 0, form->n, items);
+}
+
+/* Argument layouts of the indexed family, as positions in `flat`. */
+static int64_t len_list(const contents *c, int64_t i) { return flat(c, 1 + i); }
+static int64_t displ_after_lens(const contents *c, int64_t i) { return flat(c, 1 + flat(c, 0) + i); }
+static int64_t len_single(const contents *c, int64_t i) { (void)i; return flat(c, 1); }
+static int64_t displ_after_single(const contents *c, int64_t i) { return flat(c, 2 + i); }
+
+/* One dimension of a subarray or darray: the indices this process owns, as blocks of
+ * `block` consecutive indices, the k-th starting at first + k*period, the last cut at
+ * `limit`. Nested around `inner` (one element), with `stride` bytes between indices. */
+typedef struct {
+    int64_t first, block, period, limit, stride;
+} dim_cover;
+
+static const ir_node *cover_dim(decoder *d, const dim_cover *dc, const ir_node *inner)
+{
+    const ir_node *parts[2];
+    int64_t n = 0, span = dc->limit - dc->first;
+    if (span <= 0 || dc->block <= 0)
+        return ir_seq(d->arena, 0, 0, parts);
+    int64_t full = span / dc->period, rest = span % dc->period;
+    int64_t tail = rest < dc->block ? rest : dc->block;
+    int64_t off, step, tail_off;
+    if (!ir_mul(dc->first, dc->stride, &off) || !ir_mul(dc->period, dc->stride, &step) ||
+        !ir_mul(full, step, &tail_off) || !ir_add(tail_off, off, &tail_off))
+        return fail(d, "array dimension overflows 64 bits");
+    if (full > 0) {
+        const ir_node *run = ir_loop(d->arena, 0, dc->block, dc->stride, inner);
+        parts[n++] = ir_loop(d->arena, off, full, step, run);
+    }
+    if (tail > 0)
+        parts[n++] = ir_loop(d->arena, tail_off, tail, dc->stride, inner);
+    for (int64_t i = 0; i < n; i++)
+        if (!parts[i])
+            return fail(d, "out of analysis memory");
+    const ir_node **items = ir_arena_alloc(d->arena, sizeof *items * 2);
+    if (!items)
+        return fail(d, "out of analysis memory");
+    memcpy(items, parts, sizeof parts);
+    return ir_seq(d->arena, 0, n, items);
+}
+
+/* Nest dims so that the fastest-varying (last in C order, first in Fortran) is innermost. */
+static const ir_node *nest_dims(decoder *d, int64_t ndims, const dim_cover *dims, int order,
+                                const ir_node *element)
+{
+    const ir_node *node = element;
+    for (int64_t k = 0; k < ndims && node; k++) {
+        int64_t dim = order == MPI_ORDER_FORTRAN ? k : ndims - 1 - k;
+        node = cover_dim(d, &dims[dim], node);
+    }
+    return node;
+}
+
+/* Byte stride between consecutive indices of each dimension of a full array. */
+static bool array_strides(int64_t ndims, const int64_t *sizes, int order, int64_t extent,
+                          dim_cover *dims)
+{
+    int64_t stride = extent;
+    for (int64_t k = 0; k < ndims; k++) {
+        int64_t dim = order == MPI_ORDER_FORTRAN ? k : ndims - 1 - k;
+        dims[dim].stride = stride;
+        if (!ir_mul(stride, sizes[dim], &stride))
+            return false;
+    }
+    return true;
+}
+
+static const ir_node *decode_subarray(decoder *d, const contents *c, int depth)
+{
+    int64_t ndims = c->ints[0];
+    bool large = c->nc > 0;
+    if (ndims <= 0 || ndims > 64)
+        return fail(d, "subarray dimensions");
+    int order = large ? c->ints[1] : c->ints[1 + 3 * ndims];
+    int64_t sizes[64], subsizes[64], starts[64];
+    for (int64_t i = 0; i < ndims; i++) {
+        sizes[i] = large ? c->counts[i] : c->ints[1 + i];
+        subsizes[i] = large ? c->counts[ndims + i] : c->ints[1 + ndims + i];
+        starts[i] = large ? c->counts[2 * ndims + i] : c->ints[1 + 2 * ndims + i];
+    }
+    int64_t extent;
+    const ir_node *element = decode_rec(d, c->types[0], depth + 1);
+    if (!element || !extent_of(d, c->types[0], &extent))
+        return fail(d, "subarray element type");
+    dim_cover dims[64];
+    if (!array_strides(ndims, sizes, order, extent, dims))
+        return fail(d, "subarray overflows 64 bits");
+    for (int64_t i = 0; i < ndims; i++) {
+        dims[i].first = starts[i];
+        dims[i].block = subsizes[i];
+        dims[i].period = subsizes[i] > 0 ? subsizes[i] : 1;
+        dims[i].limit = starts[i] + subsizes[i];
+    }
+    return nest_dims(d, ndims, dims, order, element);
+}
+
+/* darray per the MPI standard: the process grid is row-major whatever the array order;
+ * BLOCK is one block of darg (default ceil(gsize/psize)) indices, CYCLIC(darg) deals
+ * blocks of darg indices round-robin, NONE keeps the whole dimension. */
+static const ir_node *decode_darray(decoder *d, const contents *c, int depth)
+{
+    bool large = c->nc > 0;
+    int64_t nprocs = c->ints[0], rank = c->ints[1], ndims = c->ints[2];
+    if (ndims <= 0 || ndims > 64 || nprocs <= 0)
+        return fail(d, "darray dimensions");
+    /* non-large ints: size rank ndims gsizes[] distribs[] dargs[] psizes[] order
+     * large ints:     size rank ndims distribs[] dargs[] psizes[] order; counts: gsizes[] */
+    int64_t base = large ? 3 : 3 + ndims;
+    int order = c->ints[base + 3 * ndims];
+    int64_t gsizes[64], coords[64];
+    int64_t rest = rank;
+    for (int64_t i = ndims - 1; i >= 0; i--) {
+        int64_t psize = c->ints[base + 2 * ndims + i];
+        if (psize <= 0)
+            return fail(d, "darray process grid");
+        coords[i] = rest % psize;
+        rest /= psize;
+    }
+    for (int64_t i = 0; i < ndims; i++)
+        gsizes[i] = large ? c->counts[i] : c->ints[3 + i];
+    int64_t extent;
+    const ir_node *element = decode_rec(d, c->types[0], depth + 1);
+    if (!element || !extent_of(d, c->types[0], &extent))
+        return fail(d, "darray element type");
+    dim_cover dims[64];
+    if (!array_strides(ndims, gsizes, order, extent, dims))
+        return fail(d, "darray overflows 64 bits");
+    for (int64_t i = 0; i < ndims; i++) {
+        int distrib = c->ints[base + i];
+        int64_t darg = c->ints[base + ndims + i];
+        int64_t psize = c->ints[base + 2 * ndims + i];
+        int64_t block;
+        if (distrib == MPI_DISTRIBUTE_NONE) {
+            block = gsizes[i];
+            psize = 1;
+            coords[i] = 0;
+        } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
+            block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsizes[i] + psize - 1) / psize : darg;
+        } else if (distrib == MPI_DISTRIBUTE_CYCLIC) {
+            block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        } else {
+            return fail(d, "darray distribution");
+        }
+        int64_t first, period;
+        if (!ir_mul(coords[i], block, &first) || !ir_mul(block, psize, &period))
+            return fail(d, "darray overflows 64 bits");
+        dims[i].first = first;
+        dims[i].block = block;
+        dims[i].period = period > 0 ? period : 1;
+        dims[i].limit = gsizes[i];
+    }
+    return nest_dims(d, ndims, dims, order, element);
+}
+
+static const ir_node *decode_contents(decoder *d, const contents *c, int depth)
+{
+    int64_t extent = 0;
+    switch (c->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED: /* lb/extent only matter to parents, which ask the MPI */
+        return decode_rec(d, c->types[0], depth + 1);
+    case MPI_COMBINER_CONTIGUOUS: {
+        const ir_node *child = decode_rec(d, c->types[0], depth + 1);
+        if (!child || !extent_of(d, c->types[0], &extent) || !flat_has(c, 1))
+            return fail(d, "contiguous child");
+        return repeat(d, 0, flat(c, 0), extent, child);
+    }
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+#if MEMCOMM_HAVE_INTEGER_COMBINERS
+    case MPI_COMBINER_HVECTOR_INTEGER:
+#endif
+    {
+        const ir_node *child = decode_rec(d, c->types[0], depth + 1);
+        if (!child || !extent_of(d, c->types[0], &extent) || !flat_has(c, 3))
+            return fail(d, "vector child");
+        int64_t stride = flat(c, 2);
+        if (c->combiner == MPI_COMBINER_VECTOR && !ir_mul(stride, extent, &stride))
+            return fail(d, "vector stride overflows 64 bits");
+        if (stride == -1 && flat(c, 0) > 1 && !minus_one_stride_packs_as_written())
+            return fail(d, "the MPI packs a byte stride of -1 differently from the standard");
+        const ir_node *block = repeat(d, 0, flat(c, 1), extent, child);
+        return block ? ir_loop(d->arena, 0, flat(c, 0), stride, block) : fail(d, "vector block");
+    }
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_STRUCT:
+#if MEMCOMM_HAVE_INTEGER_COMBINERS
+    case MPI_COMBINER_HINDEXED_INTEGER:
+    case MPI_COMBINER_STRUCT_INTEGER:
+#endif
+    {
+        indexed_form form = {flat(c, 0), len_list, displ_after_lens,
+                             c->combiner == MPI_COMBINER_INDEXED};
+        return build_indexed(d, c, &form, depth);
+    }
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK: {
+        indexed_form form = {flat(c, 0), len_single, displ_after_single,
+                             c->combiner == MPI_COMBINER_INDEXED_BLOCK};
+        return build_indexed(d, c, &form, depth);
+    }
+    case MPI_COMBINER_SUBARRAY:
+        return decode_subarray(d, c, depth);
+    case MPI_COMBINER_DARRAY:
+        return decode_darray(d, c, depth);
+    default:
+        if (d->why && d->why[0] == '\0')
+            snprintf(d->why, d->why_cap, "combiner %d is not supported", c->combiner);
+        return NULL;
+    }
+}
+
+static const ir_node *decode_rec(decoder *d, MPI_Datatype type, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return fail(d, "type nested too deeply");
+    int combiner;
+    if (get_combiner(type, &combiner) != MPI_SUCCESS)
+        return fail(d, "envelope query failed");
+    switch (combiner) {
+    case MPI_COMBINER_NAMED:
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+    case MPI_COMBINER_F90_INTEGER:
+        return decode_leaf(d, type);
+    default:
+        break;
+    }
+    if (!is_constructed(combiner)) {
+        if (d->why && d->why[0] == '\0')
+            snprintf(d->why, d->why_cap, "combiner %d is not supported", combiner);
+        return NULL;
+    }
+    contents c;
+    if (!fetch_contents(type, &c))
+        return fail(d, "contents query failed");
+    const ir_node *node = decode_contents(d, &c, depth);
+    release_contents(&c);
+    if (!node)
+        return fail(d, "out of analysis memory");
+    return verify_against_mpi(type, node, d->why, d->why_cap) ? node : NULL;
+}
+
+const ir_node *decode_type(MPI_Datatype type, ir_arena *arena, char *why, size_t why_cap)
+{
+    if (why && why_cap)
+        why[0] = '\0';
+    decoder d = {arena, why, why_cap};
+    return decode_rec(&d, type, 0);
+}

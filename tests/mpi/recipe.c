@@ -1,0 +1,488 @@
+#include "recipe.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if MPI_VERSION >= 4
+#define HAVE_LARGE_CTORS 1
+#else
+#define HAVE_LARGE_CTORS 0
+#endif
+
+static const struct {
+    const char *name;
+    MPI_Datatype type;
+} basics[] = {
+    {"MPI_BYTE", MPI_BYTE},         {"MPI_CHAR", MPI_CHAR},
+    {"MPI_SHORT", MPI_SHORT},       {"MPI_INT", MPI_INT},
+    {"MPI_FLOAT", MPI_FLOAT},       {"MPI_DOUBLE", MPI_DOUBLE},
+    {"MPI_INT64_T", MPI_INT64_T},   {"MPI_LONG_DOUBLE", MPI_LONG_DOUBLE},
+    {"MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX},
+    {"MPI_2INT", MPI_2INT},         {"MPI_SHORT_INT", MPI_SHORT_INT},
+    {"MPI_DOUBLE_INT", MPI_DOUBLE_INT}, {"MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT},
+};
+
+int recipe_basic_count(void) { return (int)(sizeof basics / sizeof basics[0]); }
+
+uint64_t rng_next(rng *r)
+{ /* splitmix64: tiny, good enough, and the same on every machine */
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int64_t rng_range(rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+static int64_t small_count(rng *r)
+{ /* mostly tiny, sometimes long enough to exercise the strided loops */
+    return rng_range(r, 0, 9) == 0 ? rng_range(r, 5, 48) : rng_range(r, 0, 4);
+}
+
+static recipe *new_recipe(recipe_kind kind)
+{
+    recipe *x = calloc(1, sizeof *x);
+    if (!x)
+        abort();
+    x->kind = kind;
+    return x;
+}
+
+static void random_darray(rng *r, recipe *x)
+{
+    x->ndims = (int)rng_range(r, 1, RECIPE_MAX_DIMS);
+    x->order = rng_range(r, 0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    x->nprocs = 1;
+    for (int d = 0; d < x->ndims; d++) {
+        x->sizes[d] = (int)rng_range(r, 1, 9);
+        int kind = (int)rng_range(r, 0, 2);
+        x->distribs[d] = kind == 0 ? MPI_DISTRIBUTE_NONE
+                         : kind == 1 ? MPI_DISTRIBUTE_BLOCK
+                                     : MPI_DISTRIBUTE_CYCLIC;
+        x->psizes[d] = kind == 0 ? 1 : (int)rng_range(r, 1, 3);
+        x->dargs[d] = MPI_DISTRIBUTE_DFLT_DARG;
+        if (kind == 1 && rng_range(r, 0, 1)) {
+            int least = (x->sizes[d] + x->psizes[d] - 1) / x->psizes[d];
+            x->dargs[d] = least + (int)rng_range(r, 0, 2);
+        } else if (kind == 2 && rng_range(r, 0, 1)) {
+            x->dargs[d] = (int)rng_range(r, 1, 3);
+        }
+        x->nprocs *= x->psizes[d];
+    }
+    x->rank = (int)rng_range(r, 0, x->nprocs - 1);
+}
+
+recipe *recipe_random(rng *r, int depth)
+{
+    if (depth == 0 || rng_range(r, 0, 5) == 0) {
+        recipe *x = new_recipe(R_BASIC);
+        x->basic = (int)rng_range(r, 0, recipe_basic_count() - 1);
+        return x;
+    }
+    recipe *x = new_recipe((recipe_kind)rng_range(r, R_DUP, R_KINDS - 1));
+    x->large = HAVE_LARGE_CTORS && rng_range(r, 0, 3) == 0;
+    switch (x->kind) {
+    case R_BASIC:
+    case R_KINDS:
+        break;
+    case R_DUP:
+        break;
+    case R_CONTIGUOUS:
+        x->count = small_count(r);
+        break;
+    case R_VECTOR:
+        x->count = small_count(r);
+        x->blocklen = rng_range(r, 0, 3);
+        x->stride = rng_range(r, -6, 9);
+        break;
+    case R_HVECTOR:
+        x->count = small_count(r);
+        x->blocklen = rng_range(r, 0, 3);
+        x->stride = rng_range(r, -64, 128);
+        break;
+    case R_INDEXED:
+    case R_INDEXED_BLOCK:
+    case R_HINDEXED:
+    case R_HINDEXED_BLOCK:
+    case R_STRUCT: {
+        bool bytes = x->kind == R_HINDEXED || x->kind == R_HINDEXED_BLOCK || x->kind == R_STRUCT;
+        x->n = (int)rng_range(r, x->kind == R_STRUCT ? 1 : 0, RECIPE_MAX_N);
+        x->blocklen = rng_range(r, 0, 3);
+        for (int i = 0; i < x->n; i++) {
+            x->lens[i] = rng_range(r, 0, 3);
+            x->displs[i] = bytes ? rng_range(r, -48, 160) : rng_range(r, -4, 16);
+        }
+        break;
+    }
+    case R_SUBARRAY:
+        x->ndims = (int)rng_range(r, 1, RECIPE_MAX_DIMS);
+        x->order = rng_range(r, 0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+        for (int d = 0; d < x->ndims; d++) {
+            x->sizes[d] = (int)rng_range(r, 1, 7);
+            x->subsizes[d] = (int)rng_range(r, 1, x->sizes[d]);
+            x->starts[d] = (int)rng_range(r, 0, x->sizes[d] - x->subsizes[d]);
+        }
+        break;
+    case R_DARRAY:
+        random_darray(r, x);
+        break;
+    case R_RESIZED:
+        x->lb = rng_range(r, -40, 40);
+        x->extent = rng_range(r, 0, 7) == 0 ? rng_range(r, -16, 0) : rng_range(r, 1, 96);
+        break;
+    }
+    int kids = x->kind == R_STRUCT ? x->n : 1;
+    for (int i = 0; i < kids; i++)
+        x->kids[i] = recipe_random(r, depth - 1);
+    return x;
+}
+
+/* No data at all (size 0), judged from the recipe alone; darrays are not judged. */
+static bool is_empty(const recipe *r)
+{
+    switch (r->kind) {
+    case R_DUP:
+    case R_RESIZED:
+    case R_SUBARRAY: return is_empty(r->kids[0]);
+    case R_CONTIGUOUS: return r->count == 0 || is_empty(r->kids[0]);
+    case R_VECTOR:
+    case R_HVECTOR: return r->count == 0 || r->blocklen == 0 || is_empty(r->kids[0]);
+    case R_INDEXED_BLOCK:
+    case R_HINDEXED_BLOCK: return r->n == 0 || r->blocklen == 0 || is_empty(r->kids[0]);
+    case R_INDEXED:
+    case R_HINDEXED:
+    case R_STRUCT:
+        for (int k = 0; k < r->n; k++)
+            if (r->lens[k] && !is_empty(r->kids[r->kind == R_STRUCT ? k : 0]))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
+bool recipe_has_empty_derived_block(const recipe *r)
+{
+    if (r->kind == R_BASIC)
+        return false;
+    int nkids = r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++) {
+        const recipe *kid = r->kids[i];
+        bool empty_member = r->kind == R_STRUCT && kid->kind != R_BASIC &&
+                            (r->lens[i] == 0 || is_empty(kid));
+        if (empty_member || recipe_has_empty_derived_block(kid))
+            return true;
+    }
+    return false;
+}
+
+static bool has_negative_extent(const recipe *r)
+{
+    if (r->kind == R_RESIZED && r->extent < 0)
+        return true;
+    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++)
+        if (has_negative_extent(r->kids[i]))
+            return true;
+    return false;
+}
+
+bool recipe_has_inner_negative_extent(const recipe *r)
+{
+    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++)
+        if (has_negative_extent(r->kids[i]))
+            return true;
+    return false;
+}
+
+recipe *recipe_copy(const recipe *r)
+{
+    recipe *x = new_recipe(r->kind);
+    *x = *r;
+    for (int i = 0; i < RECIPE_MAX_N; i++)
+        if (r->kids[i])
+            x->kids[i] = recipe_copy(r->kids[i]);
+    return x;
+}
+
+void recipe_free(recipe *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < RECIPE_MAX_N; i++)
+        recipe_free(r->kids[i]);
+    free(r);
+}
+
+static MPI_Datatype build_large(const recipe *r, MPI_Datatype *kid, int *rc)
+{
+    MPI_Datatype out = MPI_DATATYPE_NULL;
+#if HAVE_LARGE_CTORS
+    MPI_Count lens[RECIPE_MAX_N], displs[RECIPE_MAX_N], sizes[RECIPE_MAX_DIMS],
+        subsizes[RECIPE_MAX_DIMS], starts[RECIPE_MAX_DIMS];
+    for (int i = 0; i < r->n; i++) {
+        lens[i] = r->lens[i];
+        displs[i] = r->displs[i];
+    }
+    for (int d = 0; d < r->ndims; d++) {
+        sizes[d] = r->sizes[d];
+        subsizes[d] = r->subsizes[d];
+        starts[d] = r->starts[d];
+    }
+    switch (r->kind) {
+    case R_CONTIGUOUS: *rc = MPI_Type_contiguous_c(r->count, kid[0], &out); break;
+    case R_VECTOR: *rc = MPI_Type_vector_c(r->count, r->blocklen, r->stride, kid[0], &out); break;
+    case R_HVECTOR:
+        *rc = MPI_Type_create_hvector_c(r->count, r->blocklen, r->stride, kid[0], &out);
+        break;
+    case R_INDEXED: *rc = MPI_Type_indexed_c(r->n, lens, displs, kid[0], &out); break;
+    case R_HINDEXED: *rc = MPI_Type_create_hindexed_c(r->n, lens, displs, kid[0], &out); break;
+    case R_INDEXED_BLOCK:
+        *rc = MPI_Type_create_indexed_block_c(r->n, r->blocklen, displs, kid[0], &out);
+        break;
+    case R_HINDEXED_BLOCK:
+        *rc = MPI_Type_create_hindexed_block_c(r->n, r->blocklen, displs, kid[0], &out);
+        break;
+    case R_STRUCT: *rc = MPI_Type_create_struct_c(r->n, lens, displs, kid, &out); break;
+    case R_SUBARRAY:
+        *rc = MPI_Type_create_subarray_c(r->ndims, sizes, subsizes, starts, r->order, kid[0], &out);
+        break;
+    case R_DARRAY:
+        *rc = MPI_Type_create_darray_c(r->nprocs, r->rank, r->ndims, sizes, r->distribs, r->dargs,
+                                       r->psizes, r->order, kid[0], &out);
+        break;
+    case R_RESIZED: *rc = MPI_Type_create_resized_c(kid[0], r->lb, r->extent, &out); break;
+    default: *rc = MPI_ERR_OTHER; break;
+    }
+#else
+    (void)r;
+    (void)kid;
+    *rc = MPI_ERR_OTHER;
+#endif
+    return out;
+}
+
+static MPI_Datatype build_small(const recipe *r, MPI_Datatype *kid, int *rc)
+{
+    MPI_Datatype out = MPI_DATATYPE_NULL;
+    int lens[RECIPE_MAX_N], idispls[RECIPE_MAX_N];
+    MPI_Aint adispls[RECIPE_MAX_N];
+    for (int i = 0; i < r->n; i++) {
+        lens[i] = (int)r->lens[i];
+        idispls[i] = (int)r->displs[i];
+        adispls[i] = (MPI_Aint)r->displs[i];
+    }
+    switch (r->kind) {
+    case R_DUP: *rc = MPI_Type_dup(kid[0], &out); break;
+    case R_CONTIGUOUS: *rc = MPI_Type_contiguous((int)r->count, kid[0], &out); break;
+    case R_VECTOR:
+        *rc = MPI_Type_vector((int)r->count, (int)r->blocklen, (int)r->stride, kid[0], &out);
+        break;
+    case R_HVECTOR:
+        *rc = MPI_Type_create_hvector((int)r->count, (int)r->blocklen, r->stride, kid[0], &out);
+        break;
+    case R_INDEXED: *rc = MPI_Type_indexed(r->n, lens, idispls, kid[0], &out); break;
+    case R_HINDEXED: *rc = MPI_Type_create_hindexed(r->n, lens, adispls, kid[0], &out); break;
+    case R_INDEXED_BLOCK:
+        *rc = MPI_Type_create_indexed_block(r->n, (int)r->blocklen, idispls, kid[0], &out);
+        break;
+    case R_HINDEXED_BLOCK:
+        *rc = MPI_Type_create_hindexed_block(r->n, (int)r->blocklen, adispls, kid[0], &out);
+        break;
+    case R_STRUCT: *rc = MPI_Type_create_struct(r->n, lens, adispls, kid, &out); break;
+    case R_SUBARRAY:
+        *rc = MPI_Type_create_subarray(r->ndims, r->sizes, r->subsizes, r->starts, r->order, kid[0],
+                                       &out);
+        break;
+    case R_DARRAY:
+        *rc = MPI_Type_create_darray(r->nprocs, r->rank, r->ndims, r->sizes, r->distribs, r->dargs,
+                                     r->psizes, r->order, kid[0], &out);
+        break;
+    case R_RESIZED: *rc = MPI_Type_create_resized(kid[0], r->lb, r->extent, &out); break;
+    default: *rc = MPI_ERR_OTHER; break;
+    }
+    return out;
+}
+
+MPI_Datatype recipe_build(const recipe *r)
+{
+    if (r->kind == R_BASIC)
+        return basics[r->basic].type;
+    int nkids = r->kind == R_STRUCT ? r->n : 1;
+    MPI_Datatype kid[RECIPE_MAX_N];
+    int built = 0;
+    bool ok = true;
+    for (; built < nkids && ok; built++) {
+        kid[built] = recipe_build(r->kids[built]);
+        ok = kid[built] != MPI_DATATYPE_NULL;
+    }
+    MPI_Datatype out = MPI_DATATYPE_NULL;
+    if (ok) {
+        int rc;
+        out = r->large && r->kind != R_DUP ? build_large(r, kid, &rc) : build_small(r, kid, &rc);
+        if (rc != MPI_SUCCESS)
+            out = MPI_DATATYPE_NULL;
+    }
+    for (int i = 0; i < built; i++)
+        if (kid[i] != MPI_DATATYPE_NULL && r->kids[i]->kind != R_BASIC)
+            MPI_Type_free(&kid[i]);
+    return out;
+}
+
+typedef struct {
+    char *buf;
+    size_t cap, len;
+} sink;
+
+static void put(sink *s, const char *fmt, ...)
+{
+    if (s->len >= s->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        s->len += (size_t)w;
+}
+
+static void put_list(sink *s, const char *name, const int64_t *v, int n)
+{
+    put(s, "%s={", name);
+    for (int i = 0; i < n; i++)
+        put(s, i ? ",%lld" : "%lld", (long long)v[i]);
+    put(s, "}, ");
+}
+
+static void put_ints(sink *s, const char *name, const int *v, int n)
+{
+    put(s, "%s={", name);
+    for (int i = 0; i < n; i++)
+        put(s, i ? ",%d" : "%d", v[i]);
+    put(s, "}, ");
+}
+
+static void describe(sink *s, const recipe *r)
+{
+    static const char *names[] = {
+        "basic",   "dup",           "contiguous",     "vector",  "hvector",  "indexed",
+        "hindexed", "indexed_block", "hindexed_block", "struct",  "subarray", "darray",
+        "resized",
+    };
+    if (r->kind == R_BASIC) {
+        put(s, "%s", basics[r->basic].name);
+        return;
+    }
+    put(s, "%s%s(", names[r->kind], r->large ? "_c" : "");
+    switch (r->kind) {
+    case R_CONTIGUOUS: put(s, "count=%lld, ", (long long)r->count); break;
+    case R_VECTOR:
+    case R_HVECTOR:
+        put(s, "count=%lld, blocklen=%lld, stride=%lld, ", (long long)r->count,
+            (long long)r->blocklen, (long long)r->stride);
+        break;
+    case R_INDEXED_BLOCK:
+    case R_HINDEXED_BLOCK:
+        put(s, "blocklen=%lld, ", (long long)r->blocklen);
+        put_list(s, "displs", r->displs, r->n);
+        break;
+    case R_INDEXED:
+    case R_HINDEXED:
+    case R_STRUCT:
+        put_list(s, "lens", r->lens, r->n);
+        put_list(s, "displs", r->displs, r->n);
+        break;
+    case R_SUBARRAY:
+        put_ints(s, "sizes", r->sizes, r->ndims);
+        put_ints(s, "subsizes", r->subsizes, r->ndims);
+        put_ints(s, "starts", r->starts, r->ndims);
+        put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
+        break;
+    case R_DARRAY:
+        put(s, "size=%d, rank=%d, ", r->nprocs, r->rank);
+        put_ints(s, "gsizes", r->sizes, r->ndims);
+        put_ints(s, "distribs", r->distribs, r->ndims);
+        put_ints(s, "dargs", r->dargs, r->ndims);
+        put_ints(s, "psizes", r->psizes, r->ndims);
+        put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
+        break;
+    case R_RESIZED: put(s, "lb=%lld, extent=%lld, ", (long long)r->lb, (long long)r->extent); break;
+    default: break;
+    }
+    int nkids = r->kind == R_STRUCT ? r->n : 1;
+    if (r->kind == R_STRUCT)
+        put(s, "types={");
+    for (int i = 0; i < nkids; i++) {
+        if (i)
+            put(s, ", ");
+        describe(s, r->kids[i]);
+    }
+    put(s, r->kind == R_STRUCT ? "})" : ")");
+}
+
+void recipe_describe(const recipe *r, char *buf, size_t cap)
+{
+    sink s = {buf, cap, 0};
+    buf[0] = '\0';
+    describe(&s, r);
+}
+
+int recipe_smaller(const recipe *r, recipe **out, int cap)
+{
+    int n = 0;
+#define EMIT(x)                                                                                \
+    do {                                                                                       \
+        if (n < cap)                                                                           \
+            out[n++] = (x);                                                                    \
+        else                                                                                   \
+            recipe_free(x);                                                                    \
+    } while (0)
+    if (r->kind == R_BASIC) {
+        if (r->basic != 3) { /* MPI_INT is the simplest element */
+            recipe *x = recipe_copy(r);
+            x->basic = 3;
+            EMIT(x);
+        }
+        return n;
+    }
+    int nkids = r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++) /* a child alone */
+        EMIT(recipe_copy(r->kids[i]));
+    if (r->large) {
+        recipe *x = recipe_copy(r);
+        x->large = false;
+        EMIT(x);
+    }
+    if (r->count > 1) {
+        recipe *x = recipe_copy(r);
+        x->count--;
+        EMIT(x);
+    }
+    if (r->blocklen > 1) {
+        recipe *x = recipe_copy(r);
+        x->blocklen--;
+        EMIT(x);
+    }
+    if (r->n > 1 && r->kind != R_STRUCT) { /* drop the last entry */
+        recipe *x = recipe_copy(r);
+        x->n--;
+        EMIT(x);
+    }
+    for (int i = 0; i < nkids; i++) { /* a simpler child in place */
+        recipe *smaller[16];
+        int k = recipe_smaller(r->kids[i], smaller, 16);
+        for (int j = 0; j < k; j++) {
+            recipe *x = recipe_copy(r);
+            recipe_free(x->kids[i]);
+            x->kids[i] = smaller[j];
+            EMIT(x);
+        }
+    }
+#undef EMIT
+    return n;
+}

@@ -1,0 +1,43 @@
+"""Medians, ratios and tables from known records."""
+
+import pytest
+
+from memcomm import report
+
+
+def record(method: str, seconds: list[float], pattern: str = "p") -> dict[str, object]:
+    return {
+        "experiment": "pack",
+        "pattern": pattern,
+        "method": method,
+        "bytes": 8_000_000,
+        "seconds": seconds,
+    }
+
+
+def test_pack_rows_take_the_median_per_method() -> None:
+    rows = report.pack_rows(
+        [
+            record("memcpy", [0.001, 0.002, 0.100]),  # median 0.002, the outlier ignored
+            record("mpi", [0.010, 0.008, 0.009]),
+            record("manual", [0.004, 0.004, 0.005]),
+            record("memcomm", [0.003, 0.002, 0.004]),
+        ]
+    )
+    (row,) = rows
+    assert row.median_s == {"memcpy": 0.002, "mpi": 0.009, "manual": 0.004, "memcomm": 0.003}
+    assert row.gbps("memcpy") == 8_000_000 / 0.002 / 1e9
+    assert row.ratio("memcomm", "mpi") == pytest.approx(3.0)
+
+
+def test_pack_rows_keep_pattern_order_and_skip_other_experiments() -> None:
+    records = [record("mpi", [1.0], "b"), {"experiment": "other"}, record("mpi", [1.0], "a")]
+    assert [r.pattern for r in report.pack_rows(records)] == ["b", "a"]
+
+
+def test_table_aligns_columns() -> None:
+    text = report.format_table(["name", "value"], [["a", "1"], ["longer", "22"]])
+    lines = text.splitlines()
+    assert lines[0] == "name    value"
+    assert lines[2] == "a           1"
+    assert lines[3] == "longer     22"

@@ -1,0 +1,142 @@
+/* Property test without MPI: for random IR trees, normalize + plan + kernel pack exactly
+ * the bytes a naive walk of the raw tree packs, and unpack writes exactly those places. This
+ * checks that every pass keeps the typemap order and that every kernel honours it. */
+#include <stdlib.h>
+
+#include "../check.h"
+#include "core/ir.h"
+#include "kernel/kernel.h"
+#include "normalize/normalize.h"
+#include "plan/plan.h"
+
+static uint64_t state;
+static int64_t pick(int64_t lo, int64_t hi)
+{
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (int64_t)((state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+static const ir_node *random_tree(ir_arena *a, int depth)
+{
+    int64_t off = pick(-16, 32);
+    int kind = depth == 0 ? 0 : (int)pick(0, 2);
+    if (kind == 0)
+        return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3}[pick(0, 5)] : pick(0, 40));
+    if (kind == 1) {
+        const ir_node *child = random_tree(a, depth - 1);
+        int64_t stride = pick(0, 2) ? child->size : pick(-64, 96); /* often back to back */
+        return ir_loop(a, off, pick(0, 6), stride, child);
+    }
+    int64_t n = pick(0, 5);
+    const ir_node **items = ir_arena_alloc(a, sizeof *items * 6);
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const ir_node *item = random_tree(a, depth - 1);
+        /* sometimes adjacent or evenly spaced items, which the passes merge */
+        items[i] = pick(0, 1) ? ir_shift(a, item, at - item->off) : item;
+        at += item->size + (pick(0, 1) ? 0 : 4);
+    }
+    return ir_seq(a, off, n, items);
+}
+
+/* The reference: walk the raw tree, copying block by block in typemap order. */
+static void reference(const ir_node *n, const char *at, char **out)
+{
+    switch (n->kind) {
+    case IR_BLOCK:
+        memcpy(*out, at + n->off, (size_t)n->u.block.len);
+        *out += n->u.block.len;
+        break;
+    case IR_LOOP:
+        for (int64_t i = 0; i < n->u.loop.count; i++)
+            reference(n->u.loop.child, at + n->off + i * n->u.loop.stride, out);
+        break;
+    case IR_SEQ:
+        for (int64_t i = 0; i < n->u.seq.n; i++)
+            reference(n->u.seq.items[i], at + n->off, out);
+        break;
+    }
+}
+
+/* Marks every byte the raw tree covers (for unpack: untouched bytes must stay). */
+static void mark(const ir_node *n, char *at)
+{
+    switch (n->kind) {
+    case IR_BLOCK:
+        memset(at + n->off, 1, (size_t)n->u.block.len);
+        break;
+    case IR_LOOP:
+        for (int64_t i = 0; i < n->u.loop.count; i++)
+            mark(n->u.loop.child, at + n->off + i * n->u.loop.stride);
+        break;
+    case IR_SEQ:
+        for (int64_t i = 0; i < n->u.seq.n; i++)
+            mark(n->u.seq.items[i], at + n->off);
+        break;
+    }
+}
+
+enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
+
+int main(void)
+{
+    static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
+    int kinds[3] = {0};
+    for (int trial = 0; trial < 20000; trial++) {
+        state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
+        ir_arena a;
+        ir_arena_init(&a, 1 << 22);
+        const ir_node *raw = random_tree(&a, (int)pick(1, 4));
+        int64_t extent = pick(0, 3) ? raw->size : pick(-32, 160);
+        int64_t count = pick(1, 3);
+        if (raw->size * count > SPAN / 4) {
+            ir_arena_free(&a);
+            continue;
+        }
+        const ir_node *normal = norm_tree(&a, raw);
+        CHECK(normal && normal->size == raw->size);
+        plan p;
+        plan_build(normal, raw->size, extent, &p);
+        kinds[p.kind]++;
+
+        for (int i = 0; i < SPAN; i++)
+            typed[i] = (char)(i * 131 + trial);
+        char *out = want;
+        for (int64_t i = 0; i < count; i++)
+            reference(raw, typed + ORIGIN + i * extent, &out);
+        memset(got, 0, SPAN);
+        p.pack(&p, typed + ORIGIN, count, got);
+        bool same = memcmp(want, got, (size_t)(raw->size * count)) == 0;
+        CHECK(same);
+        if (!same) {
+            char text[512];
+            ir_format(raw, text, sizeof text);
+            fprintf(stderr, "  trial %d count %lld extent %lld raw %s\n", trial, (long long)count,
+                    (long long)extent, text);
+            ir_format(normal, text, sizeof text);
+            fprintf(stderr, "  normal %s kernel %s\n", text, p.kernel_name);
+        }
+
+        /* unpack into a fresh buffer: covered bytes come back, the rest stays as it was.
+         * (Only for layouts without overlap, where unpack is defined.) */
+        memset(covered, 0, SPAN);
+        for (int64_t i = 0; i < count; i++)
+            mark(raw, covered + ORIGIN + i * extent);
+        int64_t covered_bytes = 0;
+        for (int i = 0; i < SPAN; i++)
+            covered_bytes += covered[i];
+        if (covered_bytes == raw->size * count) {
+            memset(restored, 0x5A, SPAN);
+            p.unpack(&p, restored + ORIGIN, count, got);
+            bool exact = true;
+            for (int i = 0; i < SPAN && exact; i++)
+                exact = restored[i] == (covered[i] ? typed[i] : 0x5A);
+            CHECK(exact);
+        }
+        ir_arena_free(&a);
+    }
+    printf("test_kernels: plans contiguous %d, strided %d, tree %d\n", kinds[PLAN_CONTIG],
+           kinds[PLAN_STRIDED], kinds[PLAN_TREE]);
+    CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_TREE] > 100);
+    return check_summary("test_kernels");
+}
