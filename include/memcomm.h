@@ -37,7 +37,7 @@ int memcomm_pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 /* What memcomm made of a committed datatype. */
 typedef struct {
     int handled;            /* 1: memcomm packs it; 0: calls go to the MPI */
-    const char *kernel;     /* "contiguous", "strided", "tree", or "mpi" */
+    const char *kernel;     /* "contiguous", "strided", "list", "tree", or "mpi" */
     MPI_Count size, extent; /* as the MPI reports them */
     char canonical[512];    /* normalized form, e.g. "loop(64,+512)[block(8)@0]@0" */
     char reason[128];       /* why not handled, when handled == 0 */

@@ -1,5 +1,6 @@
 /* The public C API of include/memcomm.h. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,28 +15,38 @@
 static int fits_int(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
 #endif
 
+/* The engine's answer as a return code (storing the new position when done); false when
+ * the engine declined and the call goes to the MPI. Pointers, because the engine call in the
+ * caller's argument list writes them. */
+static bool settled(engine_outcome outcome, const int64_t *pos, MPI_Count *position,
+                    const int *error_class, int *rc)
+{
+    if (outcome == ENGINE_DECLINED)
+        return false;
+    if (outcome == ENGINE_DONE)
+        *position = *pos;
+    *rc = outcome == ENGINE_DONE ? MPI_SUCCESS : *error_class;
+    return true;
+}
+
 EXPORT int memcomm_pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                         MPI_Count outsize, MPI_Count *position)
 {
-    int error_class = MPI_SUCCESS;
+    int rc, error_class = MPI_SUCCESS;
     int64_t pos = position ? *position : 0;
-    switch (engine_pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
-                        &error_class)) {
-    case ENGINE_DONE:
-        *position = pos;
-        return MPI_SUCCESS;
-    case ENGINE_ERROR:
-        return error_class;
-    case ENGINE_DECLINED:
-        break;
-    }
+    if (settled(engine_pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
+                            &error_class),
+                &pos, position, &error_class, &rc))
+        return rc;
 #if MEMCOMM_HAVE_LARGE_COUNT
     return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, MPI_COMM_SELF);
 #else
-    if (!position || !fits_int(incount) || !fits_int(outsize) || !fits_int(*position))
+    if (!position)
+        return MPI_ERR_ARG;
+    if (!fits_int(incount) || !fits_int(outsize) || !fits_int(*position))
         return MPI_ERR_COUNT;
     int ipos = (int)*position;
-    int rc = PMPI_Pack(inbuf, (int)incount, datatype, outbuf, (int)outsize, &ipos, MPI_COMM_SELF);
+    rc = PMPI_Pack(inbuf, (int)incount, datatype, outbuf, (int)outsize, &ipos, MPI_COMM_SELF);
     *position = ipos;
     return rc;
 #endif
@@ -44,25 +55,21 @@ EXPORT int memcomm_pack(const void *inbuf, MPI_Count incount, MPI_Datatype datat
 EXPORT int memcomm_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
                           MPI_Count outcount, MPI_Datatype datatype)
 {
-    int error_class = MPI_SUCCESS;
+    int rc, error_class = MPI_SUCCESS;
     int64_t pos = position ? *position : 0;
-    switch (engine_unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype,
-                          &error_class)) {
-    case ENGINE_DONE:
-        *position = pos;
-        return MPI_SUCCESS;
-    case ENGINE_ERROR:
-        return error_class;
-    case ENGINE_DECLINED:
-        break;
-    }
+    if (settled(engine_unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype,
+                              &error_class),
+                &pos, position, &error_class, &rc))
+        return rc;
 #if MEMCOMM_HAVE_LARGE_COUNT
     return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, MPI_COMM_SELF);
 #else
-    if (!position || !fits_int(insize) || !fits_int(outcount) || !fits_int(*position))
+    if (!position)
+        return MPI_ERR_ARG;
+    if (!fits_int(insize) || !fits_int(outcount) || !fits_int(*position))
         return MPI_ERR_COUNT;
     int ipos = (int)*position;
-    int rc = PMPI_Unpack(inbuf, (int)insize, &ipos, outbuf, (int)outcount, datatype, MPI_COMM_SELF);
+    rc = PMPI_Unpack(inbuf, (int)insize, &ipos, outbuf, (int)outcount, datatype, MPI_COMM_SELF);
     *position = ipos;
     return rc;
 #endif

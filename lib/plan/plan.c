@@ -4,23 +4,60 @@
 
 #include "../kernel/kernel.h"
 
-bool plan_as_strided(const ir_node *normal, plan_strided *out)
+/* The loops above the innermost non-loop node; returns that node (NULL if too deep). */
+static const ir_node *peel_loops(const ir_node *n, plan_strided *out)
 {
     memset(out, 0, sizeof *out);
     int64_t off = 0;
-    const ir_node *n = normal;
     while (n->kind == IR_LOOP) {
         if (out->ndims == PLAN_MAX_DIMS || !ir_add(off, n->off, &off))
-            return false;
+            return NULL;
         out->count[out->ndims] = n->u.loop.count;
         out->stride[out->ndims] = n->u.loop.stride;
         out->ndims++;
         n = n->u.loop.child;
     }
-    if (n->kind != IR_BLOCK || !ir_add(off, n->off, &off))
-        return false;
+    if (!ir_add(off, n->off, &off))
+        return NULL;
     out->off = off;
-    out->block = n->u.block.len;
+    return n;
+}
+
+bool plan_as_strided(const ir_node *normal, plan_strided *out)
+{
+    const ir_node *inner = peel_loops(normal, out);
+    if (!inner || inner->kind != IR_BLOCK)
+        return false;
+    out->block = inner->u.block.len;
+    return true;
+}
+
+/* LOOP^k(SEQ[BLOCK...]) -> dims + compact (offset, length) arrays. */
+static bool plan_as_list(ir_arena *arena, const ir_node *normal, plan_strided *dims,
+                         plan_list *list)
+{
+    const ir_node *inner = peel_loops(normal, dims);
+    if (!inner || inner->kind != IR_SEQ || inner->u.seq.n == 0)
+        return false;
+    int64_t n = inner->u.seq.n;
+    for (int64_t i = 0; i < n; i++)
+        if (inner->u.seq.items[i]->kind != IR_BLOCK)
+            return false;
+    int64_t *offs = ir_arena_alloc(arena, sizeof *offs * (size_t)n);
+    int64_t *lens = ir_arena_alloc(arena, sizeof *lens * (size_t)n);
+    if (!offs || !lens)
+        return false;
+    list->same_len = inner->u.seq.items[0]->u.block.len;
+    for (int64_t i = 0; i < n; i++) {
+        offs[i] = inner->u.seq.items[i]->off; /* relative to dims->off, which includes the SEQ's */
+        lens[i] = inner->u.seq.items[i]->u.block.len;
+        if (lens[i] != list->same_len)
+            list->same_len = 0;
+    }
+    list->n = n;
+    list->offs = offs;
+    list->lens = lens;
+    dims->block = inner->size;
     return true;
 }
 
@@ -46,7 +83,7 @@ bool plan_strided_for_count(const plan *p, int64_t count, plan_strided *out)
     return true;
 }
 
-void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out)
+void plan_build(ir_arena *arena, const ir_node *normal, int64_t size, int64_t extent, plan *out)
 {
     memset(out, 0, sizeof *out);
     out->size = size;
@@ -58,6 +95,13 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out)
         out->unpack = out->kind == PLAN_CONTIG ? kernel_contig_unpack
                                                : kernel_strided_unpack_for(out->strided.block);
         out->kernel_name = out->kind == PLAN_CONTIG ? "contiguous" : "strided";
+        return;
+    }
+    if (plan_as_list(arena, normal, &out->strided, &out->list)) {
+        out->kind = PLAN_LIST;
+        out->pack = kernel_list_pack;
+        out->unpack = kernel_list_unpack;
+        out->kernel_name = "list";
         return;
     }
     out->kind = PLAN_TREE;

@@ -2,8 +2,9 @@
  *
  * A normalized tree of the form LOOP^k(BLOCK) is the canonical strided form: an offset,
  * k dimensions (count, byte stride; outermost first) and a contiguous block. It gets the
- * strided kernel, with the innermost copy specialized for the block size. Everything else
- * (structs, irregular indexed types) is interpreted from the tree. */
+ * strided kernel, with the innermost copy specialized for the block size. An irregular
+ * innermost part, LOOP^k(SEQ[BLOCK...]) (structs, indexed types), is flattened into compact
+ * (offset, length) arrays for the list kernel. Everything else is interpreted from the tree. */
 #ifndef MEMCOMM_PLAN_H
 #define MEMCOMM_PLAN_H
 
@@ -11,7 +12,7 @@
 
 enum { PLAN_MAX_DIMS = 8 };
 
-typedef enum { PLAN_CONTIG, PLAN_STRIDED, PLAN_TREE } plan_kind;
+typedef enum { PLAN_CONTIG, PLAN_STRIDED, PLAN_LIST, PLAN_TREE } plan_kind;
 
 typedef struct {
     int64_t off;
@@ -19,6 +20,14 @@ typedef struct {
     int64_t count[PLAN_MAX_DIMS + 1], stride[PLAN_MAX_DIMS + 1];
     int64_t block;
 } plan_strided;
+
+/* Flattened form: dims as in plan_strided around a list of blocks (offsets relative to
+ * the innermost origin). Arrays live in the analysis arena. */
+typedef struct {
+    int64_t n;
+    const int64_t *offs, *lens;
+    int64_t same_len; /* > 0 when every block has this length */
+} plan_list;
 
 typedef struct plan plan;
 
@@ -28,14 +37,16 @@ typedef void (*plan_copy_fn)(const plan *p, char *typed, int64_t count, char *pa
 struct plan {
     plan_kind kind;
     int64_t size, extent; /* packed bytes and extent of one instance */
-    plan_strided strided; /* PLAN_CONTIG, PLAN_STRIDED */
+    plan_strided strided; /* PLAN_CONTIG, PLAN_STRIDED; the dims around the list for PLAN_LIST */
+    plan_list list;       /* PLAN_LIST */
     const ir_node *tree;  /* PLAN_TREE; lives in the analysis arena */
     plan_copy_fn pack, unpack;
     const char *kernel_name;
 };
 
-/* Build the plan for a normalized tree of one instance with the MPI's size and extent. */
-void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out);
+/* Build the plan for a normalized tree of one instance with the MPI's size and extent;
+ * `arena` holds the flattened list, if one is made. */
+void plan_build(ir_arena *arena, const ir_node *normal, int64_t size, int64_t extent, plan *out);
 
 /* Strided form of `count` instances: the per-instance dims with (count, extent) outside,
  * merged when instances continue the outermost dimension. False if it needs more dims. */

@@ -303,7 +303,7 @@ int main(int argc, char **argv)
                types, nranks, depth);
 
     long long tally[16] = {0};
-    enum { PASSED, FAILED, SKIPPED, HANDLED, UNPACKED, K_CONTIG, K_STRIDED, K_TREE, DECLINED_KNOWN,
+    enum { PASSED, FAILED, SKIPPED, HANDLED, UNPACKED, K_CONTIG, K_STRIDED, K_LIST, K_TREE, DECLINED_KNOWN,
            DECLINED_OTHER, SKIP_BASE, TALLIES = SKIP_BASE + SKIP_REASONS };
     int64_t base = first >= 0 ? first : (int64_t)rank * types;
     for (int64_t g = base; g < base + types; g++) {
@@ -332,6 +332,7 @@ int main(int argc, char **argv)
                 tally[HANDLED]++;
                 tally[!strcmp(tr.info.kernel, "contiguous") ? K_CONTIG
                       : !strcmp(tr.info.kernel, "strided")  ? K_STRIDED
+                      : !strcmp(tr.info.kernel, "list")     ? K_LIST
                                                             : K_TREE]++;
             } else if (strncmp(tr.info.reason, "the MPI ", 8) == 0) {
                 /* a documented behaviour of this MPI that memcomm cannot reproduce (decode.c):
@@ -363,9 +364,9 @@ int main(int argc, char **argv)
                "the MPI, %lld too large, %lld that crash the MPI's own pack\n",
                tested, total[UNPACKED], total[SKIPPED], total[SKIP_BASE + SKIP_REFUSED],
                total[SKIP_BASE + SKIP_TOO_LARGE], total[SKIP_BASE + SKIP_MPI_BUG]);
-        printf("difftest: memcomm packed %lld itself (contiguous %lld, strided %lld, tree %lld), "
+        printf("difftest: memcomm packed %lld itself (contiguous %lld, strided %lld, list %lld, tree %lld), "
                "handed %lld to the MPI for its documented behaviours, %lld for other reasons\n",
-               total[HANDLED], total[K_CONTIG], total[K_STRIDED], total[K_TREE],
+               total[HANDLED], total[K_CONTIG], total[K_STRIDED], total[K_LIST], total[K_TREE],
                total[DECLINED_KNOWN], total[DECLINED_OTHER]);
         printf("difftest: %lld passed, %lld failed\n", total[PASSED], total[FAILED]);
         /* a run where memcomm declined types, or compared few, proves little */

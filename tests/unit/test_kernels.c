@@ -81,7 +81,7 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
 int main(void)
 {
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
-    int kinds[3] = {0};
+    int kinds[4] = {0};
     for (int trial = 0; trial < 20000; trial++) {
         state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
         ir_arena a;
@@ -96,7 +96,7 @@ int main(void)
         const ir_node *normal = norm_tree(&a, raw);
         CHECK(normal && normal->size == raw->size);
         plan p;
-        plan_build(normal, raw->size, extent, &p);
+        plan_build(&a, normal, raw->size, extent, &p);
         kinds[p.kind]++;
 
         for (int i = 0; i < SPAN; i++)
@@ -135,8 +135,10 @@ int main(void)
         }
         ir_arena_free(&a);
     }
-    printf("test_kernels: plans contiguous %d, strided %d, tree %d\n", kinds[PLAN_CONTIG],
-           kinds[PLAN_STRIDED], kinds[PLAN_TREE]);
-    CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_TREE] > 100);
+    printf("test_kernels: plans contiguous %d, strided %d, list %d, tree %d\n", kinds[PLAN_CONTIG],
+           kinds[PLAN_STRIDED], kinds[PLAN_LIST], kinds[PLAN_TREE]);
+    /* every kernel is reached, so every kernel is checked */
+    CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_LIST] > 100 &&
+          kinds[PLAN_TREE] > 100);
     return check_summary("test_kernels");
 }

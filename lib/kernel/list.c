@@ -1,0 +1,59 @@
+#include <string.h>
+
+#include "kernel.h"
+
+/* One instance of the list at `base`; `len` is a compile-time constant where it is fixed. */
+static inline __attribute__((always_inline)) void
+copy_list(const plan_list *l, char *base, char **packed, int64_t fixed_len, bool pack)
+{
+    for (int64_t i = 0; i < l->n; i++) {
+        const int64_t len = fixed_len ? fixed_len : l->lens[i];
+        char *at = base + l->offs[i];
+        if (pack)
+            memcpy(*packed, at, (size_t)len);
+        else
+            memcpy(at, *packed, (size_t)len);
+        *packed += len;
+    }
+}
+
+static inline __attribute__((always_inline)) void
+walk(const plan *p, char *typed, int64_t count, char *packed, int64_t fixed_len, bool pack)
+{
+    plan_strided s;
+    plan_strided_for_count(p, count, &s);
+    char *base = typed + s.off;
+    int64_t idx[PLAN_MAX_DIMS + 1] = {0};
+    for (;;) {
+        copy_list(&p->list, base, &packed, fixed_len, pack);
+        int d = s.ndims - 1;
+        for (; d >= 0; d--) {
+            base += s.stride[d];
+            if (++idx[d] < s.count[d])
+                break;
+            base -= s.stride[d] * s.count[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+/* Lists of equal 4- or 8-byte blocks (indexed types of int/double) get a constant length. */
+void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed)
+{
+    switch (p->list.same_len) {
+    case 4: walk(p, typed, count, packed, 4, true); break;
+    case 8: walk(p, typed, count, packed, 8, true); break;
+    default: walk(p, typed, count, packed, 0, true); break;
+    }
+}
+
+void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed)
+{
+    switch (p->list.same_len) {
+    case 4: walk(p, typed, count, packed, 4, false); break;
+    case 8: walk(p, typed, count, packed, 8, false); break;
+    default: walk(p, typed, count, packed, 0, false); break;
+    }
+}
