@@ -3,10 +3,14 @@
  * exactly the bytes PMPI_Unpack writes, gaps untouched. Both memcomm entry points are
  * checked: the interposed MPI_Pack/MPI_Unpack and the public memcomm_pack/memcomm_unpack.
  *
- *   difftest [--types N] [--seed S] [--first G] [--depth D] [--verbose 1]
+ *   difftest [--types N] [--seed S] [--first G] [--depth D] [--verbose 1] [--inject-fault 1]
+ *
+ * --inject-fault flips one byte of memcomm's packed output for every type that uses a
+ * vector: a self-test that the comparison catches it and the shrinker reduces it.
  *
  * Type G of seed S is the same on every machine and rank count, so a failure reproduces
- * with `difftest --seed S --first G --types 1`; it is also shrunk to a minimal recipe. */
+ * with `difftest --seed S --first G --types 1`; it is also shrunk to a minimal recipe.
+ * Rank r checks types [G0 + r*N, G0 + (r+1)*N) where G0 is --first (default 0). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,7 @@ typedef struct {
     int64_t count, position;
     uint64_t data_seed;
     char detail[512];
-    bool unpack_checked;
+    bool unpack_checked, fault;
     memcomm_type_info info;
 } trial;
 
@@ -88,6 +92,8 @@ static outcome compare_pack(MPI_Datatype t, trial *tr, unsigned char *origin, in
     int rc_ref = PMPI_Pack(origin, (int)tr->count, t, ref, (int)n, &ref_pos, MPI_COMM_WORLD);
     int rc_mine = MPI_Pack(origin, (int)tr->count, t, mine, (int)n, &mine_pos, MPI_COMM_WORLD);
     int rc_api = memcomm_pack(origin, tr->count, t, api, (MPI_Count)n, &api_pos);
+    if (tr->fault && bytes > 0)
+        mine[tr->position] ^= 1;
     size_t at;
     if (rc_ref != MPI_SUCCESS) {
         skips[SKIP_REFUSED]++;
@@ -141,7 +147,7 @@ static outcome compare_unpack(MPI_Datatype t, trial *tr, unsigned char *buf, siz
     return CASE_PASS;
 }
 
-static bool is_mpich;
+static bool is_mpich, inject_fault;
 
 static outcome run_trial(const recipe *r, trial *tr)
 {
@@ -149,6 +155,7 @@ static outcome run_trial(const recipe *r, trial *tr)
         skips[SKIP_MPI_BUG]++; /* MPICH's own pack may crash on these: see recipe.h */
         return CASE_SKIP;
     }
+    tr->fault = inject_fault && recipe_uses(r, R_VECTOR);
     MPI_Datatype t = recipe_build(r);
     if (t == MPI_DATATYPE_NULL || MPI_Type_commit(&t) != MPI_SUCCESS) {
         if (t != MPI_DATATYPE_NULL)
@@ -291,9 +298,12 @@ int main(int argc, char **argv)
             depth = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--verbose"))
             verbose = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--inject-fault"))
+            inject_fault = atoi(argv[i + 1]) != 0;
         else {
             if (rank == 0)
-                fprintf(stderr, "usage: difftest [--types N] [--seed S] [--first G] [--depth D] [--verbose 1]\n");
+                fprintf(stderr, "usage: difftest [--types N] [--seed S] [--first G] [--depth D] [--verbose 1] "
+                                "[--inject-fault 1]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -305,7 +315,8 @@ int main(int argc, char **argv)
     long long tally[16] = {0};
     enum { PASSED, FAILED, SKIPPED, HANDLED, UNPACKED, K_CONTIG, K_STRIDED, K_LIST, K_TREE, DECLINED_KNOWN,
            DECLINED_OTHER, SKIP_BASE, TALLIES = SKIP_BASE + SKIP_REASONS };
-    int64_t base = first >= 0 ? first : (int64_t)rank * types;
+    /* rank r checks types [first + r*types, first + (r+1)*types) */
+    int64_t base = (first >= 0 ? first : 0) + (int64_t)rank * types;
     for (int64_t g = base; g < base + types; g++) {
         rng r = {mix(seed, (uint64_t)g)};
         recipe *rec = recipe_random(&r, (int)rng_range(&r, 1, depth));

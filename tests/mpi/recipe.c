@@ -180,6 +180,17 @@ bool recipe_has_empty_derived_block(const recipe *r)
     return false;
 }
 
+bool recipe_uses(const recipe *r, recipe_kind kind)
+{
+    if (r->kind == kind)
+        return true;
+    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++)
+        if (recipe_uses(r->kids[i], kind))
+            return true;
+    return false;
+}
+
 static bool has_negative_extent(const recipe *r)
 {
     if (r->kind == R_RESIZED && r->extent < 0)

@@ -61,6 +61,9 @@ bool recipe_has_empty_derived_block(const recipe *r);
  * indexed_block(2, {15}, contiguous(4, darray(1, 0, {9}, BLOCK, resized(int, -22, -14)))). */
 bool recipe_has_inner_negative_extent(const recipe *r);
 
+/* Does the recipe use this constructor anywhere? */
+bool recipe_uses(const recipe *r, recipe_kind kind);
+
 /* A random recipe of nesting depth at most `depth`. */
 recipe *recipe_random(rng *r, int depth);
 recipe *recipe_copy(const recipe *r);
