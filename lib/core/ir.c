@@ -108,6 +108,23 @@ const ir_node *ir_seq(ir_arena *a, int64_t off, int64_t n_items, const ir_node *
     return n;
 }
 
+const ir_node *ir_list(ir_arena *a, int64_t off, int64_t n, const int64_t *offs,
+                       const int64_t *lens)
+{
+    int64_t size = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (lens[i] < 0 || !ir_add(size, lens[i], &size))
+            return NULL;
+    ir_node *node = new_node(a, IR_LIST, off);
+    if (node) {
+        node->u.list.n = n;
+        node->u.list.offs = offs;
+        node->u.list.lens = lens;
+        node->size = size;
+    }
+    return node;
+}
+
 const ir_node *ir_shift(ir_arena *a, const ir_node *node, int64_t delta)
 {
     int64_t off;
@@ -145,6 +162,10 @@ bool ir_same_shape(const ir_node *x, const ir_node *y)
                 return false;
         }
         return true;
+    case IR_LIST:
+        return x->u.list.n == y->u.list.n &&
+               !memcmp(x->u.list.offs, y->u.list.offs, sizeof(int64_t) * (size_t)x->u.list.n) &&
+               !memcmp(x->u.list.lens, y->u.list.lens, sizeof(int64_t) * (size_t)x->u.list.n);
     }
     return false;
 }
@@ -187,6 +208,18 @@ static void format_into(sink *s, const ir_node *n)
                 break;
             }
             format_into(s, n->u.seq.items[i]);
+        }
+        put(s, "]@%lld", (long long)n->off);
+        break;
+    case IR_LIST:
+        put(s, "list[");
+        for (int64_t i = 0; i < n->u.list.n; i++) {
+            if (i == 8 && n->u.list.n > 10) {
+                put(s, ",...%lld more", (long long)(n->u.list.n - 8));
+                break;
+            }
+            put(s, i ? ",%lld@%lld" : "%lld@%lld", (long long)n->u.list.lens[i],
+                (long long)n->u.list.offs[i]);
         }
         put(s, "]@%lld", (long long)n->off);
         break;

@@ -3,6 +3,8 @@
  *   BLOCK(len)                 len contiguous bytes
  *   LOOP(count, stride, child) child repeated count times, instance i at i*stride
  *   SEQ(items[])               items one after another in packed order, each at its own off
+ *   LIST(offs[], lens[])       blocks of lens[i] bytes at offs[i], in order: the compact
+ *                              flattened form of irregular layouts (16 bytes per block)
  *
  * Every node carries `off`, its displacement from the origin its parent places it at, so
  * moving a subtree is a shallow copy with a new off. Nodes are immutable once built and may
@@ -16,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { IR_BLOCK, IR_LOOP, IR_SEQ } ir_kind;
+typedef enum { IR_BLOCK, IR_LOOP, IR_SEQ, IR_LIST } ir_kind;
 
 typedef struct ir_node ir_node;
 struct ir_node {
@@ -35,6 +37,10 @@ struct ir_node {
             int64_t n;
             const ir_node **items;
         } seq;
+        struct {
+            int64_t n;
+            const int64_t *offs, *lens;
+        } list;
     } u;
 };
 
@@ -55,6 +61,8 @@ const ir_node *ir_block(ir_arena *a, int64_t off, int64_t len);
 const ir_node *ir_loop(ir_arena *a, int64_t off, int64_t count, int64_t stride,
                        const ir_node *child);
 const ir_node *ir_seq(ir_arena *a, int64_t off, int64_t n, const ir_node **items);
+const ir_node *ir_list(ir_arena *a, int64_t off, int64_t n, const int64_t *offs,
+                       const int64_t *lens);
 /* The same node placed `delta` further (a shallow copy; children stay shared). */
 const ir_node *ir_shift(ir_arena *a, const ir_node *node, int64_t delta);
 

@@ -1,6 +1,8 @@
 #include "decode.h"
 #include "verify.h"
+#include "../normalize/normalize.h"
 
+#include <float.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,12 @@ static const ir_node *repeat(decoder *d, int64_t off, int64_t count, int64_t ext
  * moves, leaving 6 of its 16 packed bytes untouched), so such types go to the MPI. */
 static const ir_node *decode_leaf(decoder *d, MPI_Datatype type)
 {
+#if LDBL_MANT_DIG == 64
+    /* x87 extended precision: 10 value bytes in 16. Which layouts an MPI copies by value
+     * (skipping the padding) depends on its internal code paths, so no probe can settle it. */
+    if (type == MPI_LONG_DOUBLE || type == MPI_LONG_DOUBLE_INT || type == MPI_C_LONG_DOUBLE_COMPLEX)
+        return fail(d, "the MPI may leave the padding bytes of x87 long double unwritten");
+#endif
     decode_bounds b;
     if (decode_bounds_of(type, &b) != MPI_SUCCESS)
         return fail(d, "size/extent query failed");
@@ -332,6 +340,48 @@ typedef struct {
     int64_t displ_unit; /* 1 for byte displacements, the child's extent for element ones */
 } indexed_form;
 
+/* The compact form for an indexed type whose element is one contiguous block (the common
+ * case, and the one with up to millions of entries): a LIST of 16 bytes per block instead
+ * of a node per entry. Element runs merge into one block when elements are back to back. */
+static const ir_node *build_indexed_list(decoder *d, const contents *c, const indexed_form *form,
+                                         const ir_node *block, int64_t extent)
+{
+    const int64_t len = block->u.block.len;
+    const bool back_to_back = len == extent;
+    int64_t total = 0;
+    for (int64_t i = 0; i < form->n; i++) {
+        int64_t count = form->len(c, i);
+        if (count < 0 || !ir_add(total, back_to_back ? (count > 0) : count, &total))
+            return fail(d, "malformed contents");
+    }
+    int64_t *offs = ir_arena_alloc(d->arena, sizeof *offs * (size_t)(total + 1));
+    int64_t *lens = ir_arena_alloc(d->arena, sizeof *lens * (size_t)(total + 1));
+    if (!offs || !lens)
+        return fail(d, "out of analysis memory");
+    int64_t k = 0;
+    for (int64_t i = 0; i < form->n; i++) {
+        int64_t count = form->len(c, i), base;
+        if (count == 0)
+            continue;
+        if (!ir_mul(form->displ(c, i), form->displ_unit ? extent : 1, &base) ||
+            !ir_add(base, block->off, &base))
+            return fail(d, "displacement overflows 64 bits");
+        if (back_to_back) {
+            offs[k] = base;
+            if (!ir_mul(count, len, &lens[k++]))
+                return fail(d, "block overflows 64 bits");
+            continue;
+        }
+        for (int64_t e = 0; e < count; e++, k++) {
+            int64_t step;
+            if (!ir_mul(e, extent, &step) || !ir_add(base, step, &offs[k]))
+                return fail(d, "displacement overflows 64 bits");
+            lens[k] = len;
+        }
+    }
+    return ir_list(d->arena, 0, total, offs, lens);
+}
+
 static const ir_node *build_indexed(decoder *d, const contents *c, const indexed_form *form,
                                     int depth)
 {
@@ -350,6 +400,10 @@ static const ir_node *build_indexed(decoder *d, const contents *c, const indexed
         shared = decode_rec(d, c->types[0], depth + 1);
         if (!shared || !extent_of(d, c->types[0], &shared_extent))
             return fail(d, "child type");
+        /* an element that is one block (after normalizing it alone) gives the compact form */
+        const ir_node *element = norm_tree(d->arena, shared);
+        if (element && element->kind == IR_BLOCK)
+            return build_indexed_list(d, c, form, element, shared_extent);
     }
     for (int64_t i = 0; i < form->n; i++) {
         const ir_node *child = shared;

@@ -36,6 +36,17 @@ static void walk(const ir_node *n, const unsigned char *at, walk_state *w)
         for (int64_t i = 0; i < n->u.seq.n && w->in_bounds; i++)
             walk(n->u.seq.items[i], at + n->off, w);
         return;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n && w->in_bounds; i++) {
+            const unsigned char *p = at + n->off + n->u.list.offs[i];
+            if (p < w->lo || p + n->u.list.lens[i] > w->hi) {
+                w->in_bounds = false;
+                return;
+            }
+            memcpy(w->out, p, (size_t)n->u.list.lens[i]);
+            w->out += n->u.list.lens[i];
+        }
+        return;
     }
 }
 
@@ -62,13 +73,18 @@ bool verify_against_mpi(MPI_Datatype type, const ir_node *raw, char *why, size_t
         walk_state w = {src, src + span, got, true};
         walk(raw, origin, &w);
         walk(raw, origin + b.extent, &w);
-        /* a sub-type need not be committed: pack a committed duplicate of it */
+        /* a sub-type need not be committed: pack a committed duplicate of it, twice, over
+         * differently filled outputs, so that a byte the MPI leaves unwritten shows */
         MPI_Datatype committed;
         if (w.in_bounds && PMPI_Type_dup(type, &committed) == MPI_SUCCESS) {
-            same = PMPI_Type_commit(&committed) == MPI_SUCCESS &&
-                   PMPI_Pack(origin, 2, committed, want, (int)packed, &pos, MPI_COMM_SELF) ==
-                       MPI_SUCCESS &&
-                   pos == (int)packed && memcmp(want, got, packed) == 0;
+            same = PMPI_Type_commit(&committed) == MPI_SUCCESS;
+            for (int fill = 0; fill < 2 && same; fill++) {
+                memset(want, fill ? 0xFF : 0x00, packed);
+                pos = 0;
+                same = PMPI_Pack(origin, 2, committed, want, (int)packed, &pos, MPI_COMM_SELF) ==
+                           MPI_SUCCESS &&
+                       pos == (int)packed && memcmp(want, got, packed) == 0;
+            }
             PMPI_Type_free(&committed);
         }
     }

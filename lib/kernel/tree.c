@@ -37,6 +37,16 @@ static void visit(const ir_node *n, char *at, char **packed, bool pack)
         for (int64_t i = 0; i < n->u.seq.n; i++)
             visit(n->u.seq.items[i], at + n->off, packed, pack);
         return;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n; i++) {
+            char *p = at + n->off + n->u.list.offs[i];
+            if (pack)
+                memcpy(*packed, p, (size_t)n->u.list.lens[i]);
+            else
+                memcpy(p, *packed, (size_t)n->u.list.lens[i]);
+            *packed += n->u.list.lens[i];
+        }
+        return;
     }
 }
 

@@ -24,6 +24,7 @@ bool norm_drop_empty(ir_arena *arena, const ir_node **node)
     case IR_BLOCK:
         return n->u.block.len == 0 && replace(node, empty(arena));
     case IR_LOOP:
+    case IR_LIST: /* zero-length list entries are dropped by norm_list_merge */
         return n->size == 0 && replace(node, empty(arena));
     case IR_SEQ: {
         if (is_empty_seq(n))
@@ -170,6 +171,16 @@ static int64_t run_length(const ir_node *seq, int64_t i, int64_t *step)
     return j - i;
 }
 
+static bool is_flat(const ir_node *n) { return n->kind == IR_BLOCK || n->kind == IR_LIST; }
+
+static bool all_flat(const ir_node *seq)
+{
+    for (int64_t i = 0; i < seq->u.seq.n; i++)
+        if (!is_flat(seq->u.seq.items[i]))
+            return false;
+    return true;
+}
+
 bool norm_seq_to_loop(ir_arena *arena, const ir_node **node)
 {
     const ir_node *n = *node;
@@ -185,7 +196,9 @@ bool norm_seq_to_loop(ir_arena *arena, const ir_node **node)
         const ir_node *loop = ir_loop(arena, off, whole, step, unit);
         return loop && replace(node, norm_node(arena, loop));
     }
-    /* partial runs: only long ones, since a loop of two small blocks is slower than a list */
+    /* partial runs: only long ones, and not among plain blocks, which make a faster list */
+    if (all_flat(n))
+        return false;
     const ir_node **items = ir_arena_alloc(arena, sizeof *items * (size_t)n->u.seq.n);
     if (!items)
         return false;
@@ -210,9 +223,104 @@ bool norm_seq_to_loop(ir_arena *arena, const ir_node **node)
     return changed && replace(node, ir_seq(arena, n->off, k, items));
 }
 
+bool norm_seq_to_list(ir_arena *arena, const ir_node **node)
+{
+    const ir_node *n = *node;
+    if (n->kind != IR_SEQ || n->u.seq.n < 2 || !all_flat(n))
+        return false;
+    int64_t total = 0;
+    for (int64_t i = 0; i < n->u.seq.n; i++) {
+        const ir_node *it = n->u.seq.items[i];
+        total += it->kind == IR_LIST ? it->u.list.n : 1;
+    }
+    int64_t *offs = ir_arena_alloc(arena, sizeof *offs * (size_t)total);
+    int64_t *lens = ir_arena_alloc(arena, sizeof *lens * (size_t)total);
+    if (!offs || !lens)
+        return false;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n->u.seq.n; i++) {
+        const ir_node *it = n->u.seq.items[i];
+        if (it->kind == IR_BLOCK) {
+            offs[k] = it->off;
+            lens[k++] = it->u.block.len;
+            continue;
+        }
+        for (int64_t j = 0; j < it->u.list.n; j++, k++) {
+            if (!ir_add(it->off, it->u.list.offs[j], &offs[k]))
+                return false;
+            lens[k] = it->u.list.lens[j];
+        }
+    }
+    return replace(node, ir_list(arena, n->off, total, offs, lens));
+}
+
+/* Walks the non-empty entries of a list, merging each into the previous one when it starts
+ * where that one ends; with `offs` NULL it only counts the resulting entries. */
+static int64_t merge_entries(const ir_node *l, int64_t *offs, int64_t *lens)
+{
+    int64_t k = 0, end = 0;
+    bool open = false; /* an entry before that the next may extend */
+    for (int64_t i = 0; i < l->u.list.n; i++) {
+        int64_t off = l->u.list.offs[i], len = l->u.list.lens[i];
+        if (len == 0)
+            continue;
+        if (open && off == end) {
+            if (lens)
+                lens[k - 1] += len;
+        } else {
+            if (offs) {
+                offs[k] = off;
+                lens[k] = len;
+            }
+            k++;
+        }
+        open = ir_add(off, len, &end);
+    }
+    return k;
+}
+
+bool norm_list_merge(ir_arena *arena, const ir_node **node)
+{
+    const ir_node *l = *node;
+    if (l->kind != IR_LIST)
+        return false;
+    int64_t kept = merge_entries(l, NULL, NULL);
+    if (kept == l->u.list.n)
+        return false;
+    int64_t *offs = ir_arena_alloc(arena, sizeof *offs * (size_t)(kept + 1));
+    int64_t *lens = ir_arena_alloc(arena, sizeof *lens * (size_t)(kept + 1));
+    if (!offs || !lens)
+        return false;
+    merge_entries(l, offs, lens);
+    return replace(node, ir_list(arena, l->off, kept, offs, lens));
+}
+
+bool norm_list_to_loop(ir_arena *arena, const ir_node **node)
+{
+    const ir_node *l = *node;
+    if (l->kind != IR_LIST || l->u.list.n == 0)
+        return false;
+    int64_t n = l->u.list.n, len = l->u.list.lens[0], off, step = 0;
+    if (!ir_add(l->off, l->u.list.offs[0], &off))
+        return false;
+    if (n == 1)
+        return replace(node, ir_block(arena, off, len));
+    if (__builtin_sub_overflow(l->u.list.offs[1], l->u.list.offs[0], &step))
+        return false;
+    for (int64_t i = 1; i < n; i++) {
+        int64_t d;
+        if (l->u.list.lens[i] != len ||
+            __builtin_sub_overflow(l->u.list.offs[i], l->u.list.offs[i - 1], &d) || d != step)
+            return false;
+    }
+    const ir_node *block = ir_block(arena, 0, len);
+    return block && replace(node, norm_node(arena, ir_loop(arena, off, n, step, block)));
+}
+
 const norm_pass norm_passes[] = {
-    norm_drop_empty,       norm_unit_loop,         norm_fold_contiguous, norm_merge_loops,
-    norm_seq_single,       norm_seq_splice,        norm_seq_merge_blocks, norm_seq_to_loop,
+    norm_drop_empty,  norm_unit_loop,   norm_fold_contiguous, norm_merge_loops,
+    norm_seq_single,  norm_seq_splice,  norm_seq_merge_blocks, norm_seq_to_loop,
+    norm_seq_to_list, norm_list_merge,  norm_list_to_loop,
 };
 const int norm_pass_count = (int)(sizeof norm_passes / sizeof norm_passes[0]);
 

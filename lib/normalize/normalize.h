@@ -5,7 +5,8 @@
  * true and replaces *node when it changed something. norm_node repeats the list at a node
  * until none applies; norm_tree does that bottom-up over the whole tree, visiting a shared
  * subtree once. After normalization a regular layout is LOOP^k(BLOCK): the strided form
- * the planner wants; anything else keeps SEQ nodes (irregular parts as lists of blocks). */
+ * the planner wants; an irregular one is LOOP^k(LIST), or keeps SEQ nodes where its parts
+ * differ in shape. */
 #ifndef MEMCOMM_NORMALIZE_H
 #define MEMCOMM_NORMALIZE_H
 
@@ -30,6 +31,13 @@ bool norm_seq_merge_blocks(ir_arena *arena, const ir_node **node);
 /* A run of same-shaped items at evenly spaced offsets -> one LOOP item
  * (an hindexed with regular displacements is a vector). */
 bool norm_seq_to_loop(ir_arena *arena, const ir_node **node);
+
+/* SEQ of BLOCK and LIST items -> one LIST (the compact flattened form). */
+bool norm_seq_to_list(ir_arena *arena, const ir_node **node);
+/* LIST: zero-length entries dropped, back-to-back entries merged. */
+bool norm_list_merge(ir_arena *arena, const ir_node **node);
+/* LIST of one entry -> BLOCK; of equal entries at evenly spaced offsets -> LOOP(BLOCK). */
+bool norm_list_to_loop(ir_arena *arena, const ir_node **node);
 
 /* The passes in the order norm_node tries them. */
 extern const norm_pass norm_passes[];

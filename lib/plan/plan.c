@@ -32,31 +32,19 @@ bool plan_as_strided(const ir_node *normal, plan_strided *out)
     return true;
 }
 
-/* LOOP^k(SEQ[BLOCK...]) -> dims + compact (offset, length) arrays. */
-static bool plan_as_list(ir_arena *arena, const ir_node *normal, plan_strided *dims,
-                         plan_list *list)
+/* LOOP^k(LIST) -> dims around the list's (offset, length) arrays. */
+static bool plan_as_list(const ir_node *normal, plan_strided *dims, plan_list *list)
 {
     const ir_node *inner = peel_loops(normal, dims);
-    if (!inner || inner->kind != IR_SEQ || inner->u.seq.n == 0)
+    if (!inner || inner->kind != IR_LIST || inner->u.list.n == 0)
         return false;
-    int64_t n = inner->u.seq.n;
-    for (int64_t i = 0; i < n; i++)
-        if (inner->u.seq.items[i]->kind != IR_BLOCK)
-            return false;
-    int64_t *offs = ir_arena_alloc(arena, sizeof *offs * (size_t)n);
-    int64_t *lens = ir_arena_alloc(arena, sizeof *lens * (size_t)n);
-    if (!offs || !lens)
-        return false;
-    list->same_len = inner->u.seq.items[0]->u.block.len;
-    for (int64_t i = 0; i < n; i++) {
-        offs[i] = inner->u.seq.items[i]->off; /* relative to dims->off, which includes the SEQ's */
-        lens[i] = inner->u.seq.items[i]->u.block.len;
-        if (lens[i] != list->same_len)
+    list->n = inner->u.list.n;
+    list->offs = inner->u.list.offs; /* relative to dims->off, which includes the list's off */
+    list->lens = inner->u.list.lens;
+    list->same_len = list->lens[0];
+    for (int64_t i = 1; i < list->n && list->same_len; i++)
+        if (list->lens[i] != list->same_len)
             list->same_len = 0;
-    }
-    list->n = n;
-    list->offs = offs;
-    list->lens = lens;
     dims->block = inner->size;
     return true;
 }
@@ -83,7 +71,7 @@ bool plan_strided_for_count(const plan *p, int64_t count, plan_strided *out)
     return true;
 }
 
-void plan_build(ir_arena *arena, const ir_node *normal, int64_t size, int64_t extent, plan *out)
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out)
 {
     memset(out, 0, sizeof *out);
     out->size = size;
@@ -97,7 +85,7 @@ void plan_build(ir_arena *arena, const ir_node *normal, int64_t size, int64_t ex
         out->kernel_name = out->kind == PLAN_CONTIG ? "contiguous" : "strided";
         return;
     }
-    if (plan_as_list(arena, normal, &out->strided, &out->list)) {
+    if (plan_as_list(normal, &out->strided, &out->list)) {
         out->kind = PLAN_LIST;
         out->pack = kernel_list_pack;
         out->unpack = kernel_list_unpack;

@@ -3,8 +3,8 @@
  * A normalized tree of the form LOOP^k(BLOCK) is the canonical strided form: an offset,
  * k dimensions (count, byte stride; outermost first) and a contiguous block. It gets the
  * strided kernel, with the innermost copy specialized for the block size. An irregular
- * innermost part, LOOP^k(SEQ[BLOCK...]) (structs, indexed types), is flattened into compact
- * (offset, length) arrays for the list kernel. Everything else is interpreted from the tree. */
+ * innermost part, LOOP^k(LIST) (structs, indexed types), gets the list kernel over the
+ * list's (offset, length) arrays. Everything else is interpreted from the tree. */
 #ifndef MEMCOMM_PLAN_H
 #define MEMCOMM_PLAN_H
 
@@ -22,7 +22,7 @@ typedef struct {
 } plan_strided;
 
 /* Flattened form: dims as in plan_strided around a list of blocks (offsets relative to
- * the innermost origin). Arrays live in the analysis arena. */
+ * the innermost origin). The arrays are the IR's, in the analysis arena. */
 typedef struct {
     int64_t n;
     const int64_t *offs, *lens;
@@ -44,9 +44,8 @@ struct plan {
     const char *kernel_name;
 };
 
-/* Build the plan for a normalized tree of one instance with the MPI's size and extent;
- * `arena` holds the flattened list, if one is made. */
-void plan_build(ir_arena *arena, const ir_node *normal, int64_t size, int64_t extent, plan *out);
+/* Build the plan for a normalized tree of one instance with the MPI's size and extent. */
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out);
 
 /* Strided form of `count` instances: the per-instance dims with (count, extent) outside,
  * merged when instances continue the outermost dimension. False if it needs more dims. */

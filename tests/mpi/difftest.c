@@ -20,7 +20,9 @@
 #include "memcomm.h"
 #include "recipe.h"
 
-enum { MAX_SPAN = 4 << 20, GUARD = 64, FILL = 0xA5, SHRINK_ROUNDS = 200 };
+/* GUARD: bytes around every buffer; wide, because an MPI that packs a type inconsistently
+ * with its reported bounds (docs/errors.md) reads outside them */
+enum { MAX_SPAN = 4 << 20, GUARD = 4096, FILL = 0xA5, SHRINK_ROUNDS = 200 };
 
 typedef enum { CASE_PASS, CASE_FAIL, CASE_SKIP } outcome;
 
@@ -196,7 +198,11 @@ static outcome run_trial(const recipe *r, trial *tr)
         memcpy(packed, ref, packed_cap);
         unsigned char *probe = malloc(span);
         memcpy(probe, buf, span);
-        tr->unpack_checked = unpack_is_defined(t, tr->count, probe + GUARD - lo, bytes, scratch);
+        /* where the MPI packs inconsistently with its bounds, its own unpack writes outside
+         * them (Open MPI 5.0.11, complex types in strided layouts): no reference to use */
+        bool mpi_consistent = tr->info.handled || !strstr(tr->info.reason, "differently");
+        tr->unpack_checked =
+            mpi_consistent && unpack_is_defined(t, tr->count, probe + GUARD - lo, bytes, scratch);
         if (tr->unpack_checked) {
             outcome u = compare_unpack(t, tr, buf, span, origin, bytes, packed, ref, mine, api);
             if (u == CASE_FAIL)

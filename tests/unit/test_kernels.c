@@ -19,13 +19,24 @@ static int64_t pick(int64_t lo, int64_t hi)
 static const ir_node *random_tree(ir_arena *a, int depth)
 {
     int64_t off = pick(-16, 32);
-    int kind = depth == 0 ? 0 : (int)pick(0, 2);
+    int kind = depth == 0 ? (pick(0, 3) ? 0 : 3) : (int)pick(0, 3);
     if (kind == 0)
         return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3}[pick(0, 5)] : pick(0, 40));
     if (kind == 1) {
         const ir_node *child = random_tree(a, depth - 1);
         int64_t stride = pick(0, 2) ? child->size : pick(-64, 96); /* often back to back */
         return ir_loop(a, off, pick(0, 6), stride, child);
+    }
+    if (kind == 3) { /* a list: sometimes regular, sometimes with adjacent or empty entries */
+        int64_t n = pick(0, 6), at = pick(-8, 8), len = pick(1, 8);
+        int64_t *offs = ir_arena_alloc(a, sizeof *offs * 8), *lens = ir_arena_alloc(a, sizeof *lens * 8);
+        bool regular = pick(0, 2) == 0;
+        for (int64_t i = 0; i < n; i++) {
+            lens[i] = regular ? len : pick(0, 12);
+            offs[i] = at;
+            at += regular ? len + 4 : pick(-20, 30) + (pick(0, 1) ? lens[i] : 0);
+        }
+        return ir_list(a, off, n, offs, lens);
     }
     int64_t n = pick(0, 5);
     const ir_node **items = ir_arena_alloc(a, sizeof *items * 6);
@@ -55,6 +66,12 @@ static void reference(const ir_node *n, const char *at, char **out)
         for (int64_t i = 0; i < n->u.seq.n; i++)
             reference(n->u.seq.items[i], at + n->off, out);
         break;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n; i++) {
+            memcpy(*out, at + n->off + n->u.list.offs[i], (size_t)n->u.list.lens[i]);
+            *out += n->u.list.lens[i];
+        }
+        break;
     }
 }
 
@@ -72,6 +89,10 @@ static void mark(const ir_node *n, char *at)
     case IR_SEQ:
         for (int64_t i = 0; i < n->u.seq.n; i++)
             mark(n->u.seq.items[i], at + n->off);
+        break;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n; i++)
+            memset(at + n->off + n->u.list.offs[i], 1, (size_t)n->u.list.lens[i]);
         break;
     }
 }
@@ -96,7 +117,7 @@ int main(void)
         const ir_node *normal = norm_tree(&a, raw);
         CHECK(normal && normal->size == raw->size);
         plan p;
-        plan_build(&a, normal, raw->size, extent, &p);
+        plan_build(normal, raw->size, extent, &p);
         kinds[p.kind]++;
 
         for (int i = 0; i < SPAN; i++)

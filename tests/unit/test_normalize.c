@@ -112,14 +112,54 @@ static void test_seq_to_loop(void)
     CHECK_STR(apply(norm_seq_to_loop, S(0, 3, B(0, 4), B(12, 4), B(24, 8), NULL), &ch),
               "seq[block(4)@0,block(4)@12,block(8)@24]@0");
     CHECK(!ch);
-    /* a long run inside a SEQ becomes a loop item, short runs stay a list */
+    /* a long run inside a mixed SEQ becomes a loop item, short runs stay items */
     const ir_node **items = ir_arena_alloc(&A, sizeof *items * 6);
-    items[0] = B(100, 2);
+    items[0] = L(100, 2, 50, B(0, 2));
     for (int i = 0; i < 4; i++)
         items[1 + i] = B(i * 10, 2);
     items[5] = B(200, 2);
     CHECK_STR(apply(norm_seq_to_loop, ir_seq(&A, 0, 6, items), &ch),
-              "seq[block(2)@100,loop(4,+10)[block(2)@0]@0,block(2)@200]@0");
+              "seq[loop(2,+50)[block(2)@0]@100,loop(4,+10)[block(2)@0]@0,block(2)@200]@0");
+    /* among plain blocks partial runs are left alone: a list is faster */
+    items[0] = B(100, 2);
+    CHECK_STR(apply(norm_seq_to_loop, ir_seq(&A, 0, 6, items), &ch),
+              "seq[block(2)@100,block(2)@0,block(2)@10,block(2)@20,block(2)@30,block(2)@200]@0");
+    CHECK(!ch);
+}
+
+static const ir_node *LST(int64_t off, int n, const int64_t *offs, const int64_t *lens)
+{
+    int64_t *o = ir_arena_alloc(&A, sizeof *o * (size_t)n), *l = ir_arena_alloc(&A, sizeof *l * (size_t)n);
+    memcpy(o, offs, sizeof *o * (size_t)n);
+    memcpy(l, lens, sizeof *l * (size_t)n);
+    return ir_list(&A, off, n, o, l);
+}
+
+static void test_lists(void)
+{
+    bool ch;
+    /* blocks and lists in a SEQ become one list, in order */
+    const ir_node *inner = LST(100, 2, (int64_t[]){0, 8}, (int64_t[]){4, 4});
+    CHECK_STR(apply(norm_seq_to_list, S(0, 2, B(40, 2), inner, NULL, NULL), &ch),
+              "list[2@40,4@100,4@108]@0");
+    CHECK(ch);
+    CHECK_STR(apply(norm_seq_to_list, S(0, 2, B(0, 2), L(8, 2, 8, B(0, 4)), NULL, NULL), &ch),
+              "seq[block(2)@0,loop(2,+8)[block(4)@0]@8]@0");
+    CHECK(!ch);
+    /* empty entries go, back-to-back entries merge, out-of-order ones do not */
+    CHECK_STR(apply(norm_list_merge, LST(0, 5, (int64_t[]){0, 4, 9, 20, 16}, (int64_t[]){4, 4, 0, 4, 4}), &ch),
+              "list[8@0,4@20,4@16]@0");
+    CHECK(ch);
+    CHECK_STR(apply(norm_list_merge, LST(0, 2, (int64_t[]){8, 0}, (int64_t[]){8, 8}), &ch),
+              "list[8@8,8@0]@0");
+    CHECK(!ch);
+    /* regular lists are loops; one entry is a block */
+    CHECK_STR(apply(norm_list_to_loop, LST(4, 3, (int64_t[]){0, 24, 48}, (int64_t[]){8, 8, 8}), &ch),
+              "loop(3,+24)[block(8)@0]@4");
+    CHECK_STR(apply(norm_list_to_loop, LST(4, 1, (int64_t[]){10}, (int64_t[]){3}), &ch), "block(3)@14");
+    CHECK_STR(apply(norm_list_to_loop, LST(0, 3, (int64_t[]){0, 24, 40}, (int64_t[]){8, 8, 8}), &ch),
+              "list[8@0,8@24,8@40]@0");
+    CHECK(!ch);
 }
 
 static void test_tree(void)
@@ -129,10 +169,13 @@ static void test_tree(void)
     CHECK_STR(fmt(norm_tree(&A, vec)), "loop(3,+16)[block(8)@0]@0");
     /* contiguous(4, contiguous(2, int)) is one block */
     CHECK_STR(fmt(norm_tree(&A, L(0, 4, 8, L(0, 2, 4, B(0, 4))))), "block(32)@0");
-    /* struct {int @0, int @4, double @8} is one block; an hindexed of regular blocks a vector */
+    /* struct {int @0, int @4, double @8} is one block; regular blocks are a vector; irregular
+     * blocks a list */
     CHECK_STR(fmt(norm_tree(&A, S(0, 3, B(0, 4), B(4, 4), L(8, 1, 8, B(0, 8)), NULL))), "block(16)@0");
     CHECK_STR(fmt(norm_tree(&A, S(0, 4, B(0, 8), B(32, 8), B(64, 8), B(96, 8)))),
               "loop(4,+32)[block(8)@0]@0");
+    CHECK_STR(fmt(norm_tree(&A, S(0, 3, B(0, 8), B(40, 8), B(56, 4), NULL))),
+              "list[8@0,8@40,4@56]@0");
     /* a shared child is normalized once and stays correct under both parents */
     const ir_node *shared = L(0, 2, 4, B(0, 4));
     const ir_node *two = S(0, 2, L(0, 1, 0, shared), L(100, 1, 0, shared), NULL, NULL);
@@ -149,6 +192,7 @@ int main(void)
     test_seq_single_and_splice();
     test_merge_blocks();
     test_seq_to_loop();
+    test_lists();
     test_tree();
     ir_arena_free(&A);
     return check_summary("test_normalize");
