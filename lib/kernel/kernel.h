@@ -15,10 +15,6 @@ void kernel_contig_unpack(const plan *p, char *typed, int64_t count, char *packe
 plan_copy_fn kernel_strided_pack_for(int64_t block);
 plan_copy_fn kernel_strided_unpack_for(int64_t block);
 
-/* One strided walk over an explicit form (used by the above and by tests). */
-void kernel_strided_pack(const plan_strided *s, const char *typed, char *packed);
-void kernel_strided_unpack(const plan_strided *s, char *typed, const char *packed);
-
 /* Flattened list of blocks inside strided dims (the call's count outermost). */
 void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed);
 void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed);

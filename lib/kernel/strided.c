@@ -59,30 +59,6 @@ STRIDED_PAIR(b8, 8)
 STRIDED_PAIR(b16, 16)
 STRIDED_PAIR(any, s->block)
 
-typedef void (*strided_walk_fn)(const plan_strided *s, char *typed, char *packed);
-
-static strided_walk_fn walk_for(int64_t block, bool pack)
-{
-    switch (block) {
-    case 1: return pack ? pack_b1 : unpack_b1;
-    case 2: return pack ? pack_b2 : unpack_b2;
-    case 4: return pack ? pack_b4 : unpack_b4;
-    case 8: return pack ? pack_b8 : unpack_b8;
-    case 16: return pack ? pack_b16 : unpack_b16;
-    default: return pack ? pack_any : unpack_any;
-    }
-}
-
-void kernel_strided_pack(const plan_strided *s, const char *typed, char *packed)
-{
-    walk_for(s->block, true)(s, (char *)typed, packed);
-}
-
-void kernel_strided_unpack(const plan_strided *s, char *typed, const char *packed)
-{
-    walk_for(s->block, false)(s, typed, (char *)packed);
-}
-
 /* plan_copy_fn entry points: add the call's count as the outermost dimension. */
 #define COUNTED(NAME)                                                                          \
     static void counted_pack_##NAME(const plan *p, char *typed, int64_t count, char *packed)   \
