@@ -42,6 +42,50 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack)
     }
 }
 
+/* The same walk with the innermost two dims cache-blocked (plan_tiles_for): `rows`
+ * inner-dim references (as many pages as half the TLB maps) are visited across `cols`
+ * outer-dim steps before moving on, so every page and cache line fetched is used whole
+ * while it is still mapped. Outer dims beyond the two iterate as in walk(). */
+static inline __attribute__((always_inline)) void
+walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *packed, int64_t block,
+             bool pack)
+{
+    const int k = s->ndims;
+    const int64_t n_o = s->count[k - 2], s_o = s->stride[k - 2];
+    const int64_t n_i = s->count[k - 1], s_i = s->stride[k - 1];
+    char *base = typed + s->off;
+    int64_t idx[PLAN_MAX_DIMS + 1] = {0};
+    for (;;) {
+        for (int64_t ib = 0; ib < n_i; ib += t->rows) {
+            const int64_t ie = ib + t->rows < n_i ? ib + t->rows : n_i;
+            for (int64_t ob = 0; ob < n_o; ob += t->cols) {
+                const int64_t oe = ob + t->cols < n_o ? ob + t->cols : n_o;
+                for (int64_t o = ob; o < oe; o++) {
+                    char *src = base + o * s_o + ib * s_i;
+                    char *dst = packed + (o * n_i + ib) * block;
+                    for (int64_t i = ib; i < ie; i++, src += s_i, dst += block) {
+                        if (pack)
+                            memcpy(dst, src, (size_t)block);
+                        else
+                            memcpy(src, dst, (size_t)block);
+                    }
+                }
+            }
+        }
+        packed += n_o * n_i * block;
+        int d = k - 3;
+        for (; d >= 0; d--) {
+            base += s->stride[d];
+            if (++idx[d] < s->count[d])
+                break;
+            base -= s->stride[d] * s->count[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
 #define STRIDED_PAIR(NAME, BLOCK)                                                              \
     static void pack_##NAME(const plan_strided *s, char *typed, char *packed)                 \
     {                                                                                          \
@@ -50,6 +94,16 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack)
     static void unpack_##NAME(const plan_strided *s, char *typed, char *packed)               \
     {                                                                                          \
         walk(s, typed, packed, (BLOCK), false);                                                \
+    }                                                                                          \
+    static void blocked_pack_##NAME(const plan_strided *s, const plan_tiles *t, char *typed,   \
+                                    char *packed)                                              \
+    {                                                                                          \
+        walk_blocked(s, t, typed, packed, (BLOCK), true);                                      \
+    }                                                                                          \
+    static void blocked_unpack_##NAME(const plan_strided *s, const plan_tiles *t, char *typed, \
+                                      char *packed)                                            \
+    {                                                                                          \
+        walk_blocked(s, t, typed, packed, (BLOCK), false);                                     \
     }
 
 STRIDED_PAIR(b1, 1)
@@ -59,19 +113,28 @@ STRIDED_PAIR(b8, 8)
 STRIDED_PAIR(b16, 16)
 STRIDED_PAIR(any, s->block)
 
-/* plan_copy_fn entry points: add the call's count as the outermost dimension. */
+/* plan_copy_fn entry points: add the call's count as the outermost dimension, then walk
+ * blocked or plain as the TLB model says for this count. */
 #define COUNTED(NAME)                                                                          \
     static void counted_pack_##NAME(const plan *p, char *typed, int64_t count, char *packed)   \
     {                                                                                          \
         plan_strided s;                                                                        \
+        plan_tiles t;                                                                          \
         plan_strided_for_count(p, count, &s);                                                  \
-        pack_##NAME(&s, typed, packed);                                                        \
+        if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))                \
+            blocked_pack_##NAME(&s, &t, typed, packed);                                        \
+        else                                                                                   \
+            pack_##NAME(&s, typed, packed);                                                    \
     }                                                                                          \
     static void counted_unpack_##NAME(const plan *p, char *typed, int64_t count, char *packed) \
     {                                                                                          \
         plan_strided s;                                                                        \
+        plan_tiles t;                                                                          \
         plan_strided_for_count(p, count, &s);                                                  \
-        unpack_##NAME(&s, typed, packed);                                                      \
+        if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))                \
+            blocked_unpack_##NAME(&s, &t, typed, packed);                                      \
+        else                                                                                   \
+            unpack_##NAME(&s, typed, packed);                                                  \
     }
 
 COUNTED(b1)

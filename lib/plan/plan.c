@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernel/kernel.h"
@@ -71,11 +72,44 @@ bool plan_strided_for_count(const plan *p, int64_t count, plan_strided *out)
     return true;
 }
 
-void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out)
+int64_t plan_pages_touched(int64_t W, int64_t S, int64_t n, int64_t page_size)
+{
+    if (S < 0)
+        S = -S;
+    if (page_size >= S && S > 0)
+        return n / (page_size / S);
+    return n * ((W + page_size - 1) / page_size);
+}
+
+bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entries,
+                    int64_t line_size, plan_tiles *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->ndims < 2)
+        return false;
+    int64_t n_in = s->count[s->ndims - 1], s_in = llabs(s->stride[s->ndims - 1]);
+    int64_t n_out = s->count[s->ndims - 2], s_out = llabs(s->stride[s->ndims - 2]);
+    out->pages_touched = plan_pages_touched(s->block, s_in, n_in, page_size);
+    if (out->pages_touched < tlb_entries || s_out >= s_in || n_out < 2)
+        return false;
+    /* half the TLB maps the block rows, the other half the packed buffer and the rest */
+    int64_t refs_per_page = page_size >= s_in ? page_size / s_in : 1;
+    int64_t pages_per_ref = page_size >= s_in ? 1 : (s->block + page_size - 1) / page_size;
+    out->rows = tlb_entries / 2 * refs_per_page / pages_per_ref;
+    if (out->rows < 1)
+        out->rows = 1;
+    out->cols = s_out > 0 && s_out < line_size ? line_size / s_out : 1;
+    return true;
+}
+
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m, plan *out)
 {
     memset(out, 0, sizeof *out);
     out->size = size;
     out->extent = extent;
+    out->page_size = m->value[MACHINE_PAGE];
+    out->tlb_entries = m->value[MACHINE_TLB];
+    out->line_size = m->value[MACHINE_LINE];
     if (plan_as_strided(normal, &out->strided)) {
         out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;
         out->pack = out->kind == PLAN_CONTIG ? kernel_contig_pack

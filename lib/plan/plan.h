@@ -9,6 +9,7 @@
 #define MEMCOMM_PLAN_H
 
 #include "../core/ir.h"
+#include "machine.h"
 
 enum { PLAN_MAX_DIMS = 8 };
 
@@ -29,6 +30,14 @@ typedef struct {
     int64_t same_len; /* > 0 when every block has this length */
 } plan_list;
 
+/* Cache blocking of the innermost two dims (the seed paper's TLB model, 001 sec. 5.3):
+ * inner-dim references are walked `rows` at a time (pages for half the TLB) across `cols`
+ * outer-dim steps (enough to use each fetched cache line whole). rows == 0: no blocking. */
+typedef struct {
+    int64_t rows, cols;
+    int64_t pages_touched; /* R_p of the unblocked innermost loop */
+} plan_tiles;
+
 typedef struct plan plan;
 
 /* Copies `count` instances between a typed buffer and packed bytes. */
@@ -42,10 +51,22 @@ struct plan {
     const ir_node *tree;  /* PLAN_TREE; lives in the analysis arena */
     plan_copy_fn pack, unpack;
     const char *kernel_name;
+    int64_t page_size, tlb_entries, line_size; /* the machine it was planned for */
 };
 
-/* Build the plan for a normalized tree of one instance with the MPI's size and extent. */
-void plan_build(const ir_node *normal, int64_t size, int64_t extent, plan *out);
+/* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a
+ * machine (tests pass their own). */
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m, plan *out);
+
+/* R_p: pages an innermost loop of n references to blocks of W bytes, S bytes apart, touches
+ * with pages of P_s bytes (001 sec. 5.3). */
+int64_t plan_pages_touched(int64_t W, int64_t S, int64_t n, int64_t page_size);
+
+/* Whether and how to block a strided walk (after the call's count is added): only when the
+ * innermost loop touches at least T_p pages and the next dim steps through memory more
+ * finely than it (an out-of-order, transpose-like walk). */
+bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entries,
+                    int64_t line_size, plan_tiles *out);
 
 /* Strided form of `count` instances: the per-instance dims with (count, extent) outside,
  * merged when instances continue the outermost dimension. False if it needs more dims. */

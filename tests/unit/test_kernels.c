@@ -22,6 +22,11 @@ static const ir_node *random_tree(ir_arena *a, int depth)
     int kind = depth == 0 ? (pick(0, 3) ? 0 : 3) : (int)pick(0, 3);
     if (kind == 0)
         return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3}[pick(0, 5)] : pick(0, 40));
+    if (kind == 1 && pick(0, 3) == 0) { /* transpose-like: fine outer steps, long inner ones */
+        int64_t b = (int64_t[]){1, 4, 8, 16, 3}[pick(0, 4)];
+        const ir_node *rows = ir_loop(a, 0, pick(4, 40), pick(64, 400), ir_block(a, 0, b));
+        return ir_loop(a, off, pick(2, 12), b * pick(1, 2), rows);
+    }
     if (kind == 1) {
         const ir_node *child = random_tree(a, depth - 1);
         int64_t stride = pick(0, 2) ? child->size : pick(-64, 96); /* often back to back */
@@ -102,7 +107,11 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
 int main(void)
 {
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
-    int kinds[4] = {0};
+    int kinds[4] = {0}, blocked = 0;
+    machine tiny = *machine_get();
+    tiny.value[MACHINE_PAGE] = 64;
+    tiny.value[MACHINE_TLB] = 4;
+    tiny.value[MACHINE_LINE] = 16;
     for (int trial = 0; trial < 20000; trial++) {
         state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
         ir_arena a;
@@ -116,8 +125,15 @@ int main(void)
         }
         const ir_node *normal = norm_tree(&a, raw);
         CHECK(normal && normal->size == raw->size);
+        /* a tiny machine (64-byte pages, 4 TLB entries) so that small layouts reach the
+         * cache-blocked walk as well */
         plan p;
-        plan_build(normal, raw->size, extent, &p);
+        plan_build(normal, raw->size, extent, trial % 2 ? &tiny : machine_get(), &p);
+        plan_strided s_count;
+        plan_tiles tiles;
+        if ((p.kind == PLAN_STRIDED) && plan_strided_for_count(&p, count, &s_count) &&
+            plan_tiles_for(&s_count, p.page_size, p.tlb_entries, p.line_size, &tiles))
+            blocked++;
         kinds[p.kind]++;
 
         for (int i = 0; i < SPAN; i++)
@@ -156,8 +172,9 @@ int main(void)
         }
         ir_arena_free(&a);
     }
-    printf("test_kernels: plans contiguous %d, strided %d, list %d, tree %d\n", kinds[PLAN_CONTIG],
-           kinds[PLAN_STRIDED], kinds[PLAN_LIST], kinds[PLAN_TREE]);
+    printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked), list %d, tree %d\n",
+           kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, kinds[PLAN_LIST], kinds[PLAN_TREE]);
+    CHECK(blocked > 100);
     /* every kernel is reached, so every kernel is checked */
     CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_LIST] > 100 &&
           kinds[PLAN_TREE] > 100);

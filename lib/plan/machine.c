@@ -1,0 +1,119 @@
+#include "machine.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+static machine detected;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE",
+                                            "L1_SIZE",   "L2_SIZE",     "LLC_SIZE"};
+
+const char *machine_field_name(machine_field f) { return names[f]; }
+
+static void set(machine_field f, int64_t value, const char *source)
+{
+    if (value > 0) {
+        detected.value[f] = value;
+        detected.source[f] = source;
+    }
+}
+
+/* "48K", "2048K", "64" -> bytes */
+static int64_t parse_size(const char *text)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        v *= 1024;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1024 * 1024;
+    return v;
+}
+
+static int64_t read_sysfs(int index, const char *file)
+{
+    char path[128], text[64] = "";
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    if (!fgets(text, sizeof text, f))
+        text[0] = '\0';
+    fclose(f);
+    if (!strcmp(file, "type"))
+        return !strncmp(text, "Instruction", 11) ? 0 : 1; /* 1: data or unified */
+    return parse_size(text);
+}
+
+static void detect_caches(void)
+{
+    for (int index = 0; index < 8; index++) {
+        int64_t level = read_sysfs(index, "level");
+        if (level < 0)
+            break;
+        if (read_sysfs(index, "type") == 0)
+            continue;
+        int64_t size = read_sysfs(index, "size");
+        set(MACHINE_LINE, read_sysfs(index, "coherency_line_size"), "sysfs");
+        if (level == 1)
+            set(MACHINE_L1, size, "sysfs");
+        else if (level == 2)
+            set(MACHINE_L2, size, "sysfs");
+        if (level >= 2)
+            set(MACHINE_LLC, size, "sysfs"); /* the last level seen */
+    }
+}
+
+/* Entries of the first-level data (or unified) TLB for 4 KiB pages, from cpuid leaf 0x18. */
+static void detect_tlb(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(0x18, 0, &a, &b, &c, &d))
+        return;
+    unsigned subleaves = a;
+    for (unsigned s = 0; s <= subleaves; s++) {
+        __get_cpuid_count(0x18, s, &a, &b, &c, &d);
+        unsigned type = d & 31, level = (d >> 5) & 7, ways = b >> 16;
+        bool data = type == 1 || type == 3, small_pages = b & 1;
+        if (data && level == 1 && small_pages && ways * c > 0) {
+            set(MACHINE_TLB, (int64_t)ways * c, "cpuid");
+            return;
+        }
+    }
+#endif
+}
+
+static void detect(void)
+{
+    set(MACHINE_PAGE, 4096, "default");
+    set(MACHINE_TLB, 64, "default");
+    set(MACHINE_LINE, 64, "default");
+    set(MACHINE_L1, 32 << 10, "default");
+    set(MACHINE_L2, 1 << 20, "default");
+    set(MACHINE_LLC, 8 << 20, "default");
+    set(MACHINE_PAGE, sysconf(_SC_PAGESIZE), "sysconf");
+    detect_caches();
+    detect_tlb();
+    for (int f = 0; f < MACHINE_FIELDS; f++) {
+        char var[64];
+        snprintf(var, sizeof var, "MEMCOMM_%s", names[f]);
+        const char *text = getenv(var);
+        if (text && *text)
+            set((machine_field)f, parse_size(text), "env");
+    }
+}
+
+const machine *machine_get(void)
+{
+    pthread_once(&once, detect);
+    return &detected;
+}

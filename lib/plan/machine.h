@@ -1,0 +1,27 @@
+/* machine: the memory-hierarchy parameters the planner models, as plain data.
+ *
+ * Detected once per process: page size from sysconf, caches from sysfs, data-TLB entries
+ * from cpuid leaf 0x18 where the CPU reports it (64 otherwise, as in the seed paper's
+ * Origin2000). Every field can be set by an environment variable (docs/environment.md),
+ * and records where its value came from, so `memcomm machine` can say so. The planner is a
+ * pure function of (canonical form, machine), so tests pass machines of their own. */
+#ifndef MEMCOMM_MACHINE_H
+#define MEMCOMM_MACHINE_H
+
+#include <stdint.h>
+
+typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, MACHINE_LLC,
+               MACHINE_FIELDS } machine_field;
+
+typedef struct {
+    int64_t value[MACHINE_FIELDS]; /* bytes, except MACHINE_TLB: entries */
+    const char *source[MACHINE_FIELDS]; /* "sysconf", "sysfs", "cpuid", "env", "default" */
+} machine;
+
+/* The machine this process runs on (detected once, thread-safe). */
+const machine *machine_get(void);
+
+/* Field names as in the environment (MEMCOMM_<NAME>) and in `memcomm machine`. */
+const char *machine_field_name(machine_field f);
+
+#endif
