@@ -8,6 +8,7 @@
 #include "core/engine.h"
 #include "core/stats.h"
 #include "core/typecache.h"
+#include "plan/machine.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -118,4 +119,21 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->handled_bytes = s.handled_bytes;
     out->fallback_calls = s.fallback_calls;
     out->error_calls = s.error_calls;
+}
+
+EXPORT int memcomm_machine_json(char *json, size_t cap)
+{
+    const machine *m = machine_get();
+    size_t len = 0;
+    for (int f = 0; f < MACHINE_FIELDS; f++) {
+        int w = snprintf(json + len, len < cap ? cap - len : 0, "%s\"%s\": {\"value\": %lld, \"source\": \"%s\"}",
+                         f ? ", " : "{", machine_field_name((machine_field)f),
+                         (long long)m->value[f], m->source[f]);
+        if (w < 0)
+            return -1;
+        len += (size_t)w;
+    }
+    int w = snprintf(json + len, len < cap ? cap - len : 0, "}");
+    len += (size_t)(w > 0 ? w : 0);
+    return len < cap ? (int)len : -1;
 }

@@ -46,6 +46,20 @@ def info(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("machine", "show the machine model the planner uses, and where each value came from")
+def machine(args: argparse.Namespace) -> int:
+    model = runner.machine_model(runner.find_build(args.mpi))
+    if args.json:
+        print(json.dumps(model, indent=2))
+        return 0
+    rows = [
+        [name.lower(), str(field["value"]), str(field["source"])] for name, field in model.items()
+    ]
+    print(report.format_table(["parameter", "value", "from"], rows))
+    print("(override any of them with MEMCOMM_<PARAMETER>, e.g. MEMCOMM_TLB_ENTRIES=1536)")
+    return 0
+
+
 @command("check", "differential test: memcomm's pack/unpack against the MPI's own")
 def check(args: argparse.Namespace) -> int:
     build = runner.find_build(args.mpi)

@@ -6,6 +6,7 @@ configured with, so a program always runs under the MPI it was compiled against.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
@@ -107,3 +108,17 @@ def json_records(text: str) -> Iterator[dict[str, Any]]:
                 raise MemcommError(f"malformed result line: {line[:80]!r}") from error
         elif line.strip():
             print(line, file=sys.stderr)
+
+
+def machine_model(build: Build) -> dict[str, dict[str, Any]]:
+    """The machine model the planner uses, read from the library itself (no MPI started)."""
+    try:
+        library = ctypes.CDLL(str(build.library))
+    except OSError as error:
+        raise MemcommError(f"cannot load {build.library}: {error}") from error
+    buffer = ctypes.create_string_buffer(4096)
+    length = library.memcomm_machine_json(buffer, ctypes.c_size_t(len(buffer)))
+    if length < 0:
+        raise MemcommError("the machine description did not fit its buffer")
+    model: dict[str, dict[str, Any]] = json.loads(buffer.value.decode())
+    return model

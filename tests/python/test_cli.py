@@ -84,3 +84,29 @@ def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
         assert r["mpi"] == mpi and r["bytes"] > 0
         assert len(r["seconds"]) == 3 and all(s > 0 for s in r["seconds"])
     assert "memcomm/MPI" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
+    result = run_cli("machine", "--mpi", mpi, "--json")
+    assert result.returncode == 0, result.stderr
+    model = json.loads(result.stdout)
+    assert model["PAGE_SIZE"] == {"value": os.sysconf("SC_PAGE_SIZE"), "source": "sysconf"}
+    assert set(model) == {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE", "L2_SIZE", "LLC_SIZE"}
+    assert all(field["value"] > 0 for field in model.values())
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_machine_values_can_be_overridden(mpi: str) -> None:
+    env = {**os.environ, "MEMCOMM_TLB_ENTRIES": "1536", "MEMCOMM_L2_SIZE": "2M"}
+    result = subprocess.run(
+        [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", mpi, "--json"],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    model = json.loads(result.stdout)
+    assert model["TLB_ENTRIES"] == {"value": 1536, "source": "env"}
+    assert model["L2_SIZE"] == {"value": 2 << 20, "source": "env"}
