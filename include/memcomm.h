@@ -45,6 +45,12 @@ typedef struct {
 
 int memcomm_type_info_get(MPI_Datatype datatype, memcomm_type_info *info);
 
+/* Why memcomm moves `count` elements of `datatype` the way it does, as readable lines: the
+ * canonical form, the strided form for this count, the TLB model's inputs and verdict
+ * (R_p pages against T_p entries), and the kernel with its tile sizes. Returns the length
+ * written, or -1 if the type is unknown to memcomm or `cap` too small. */
+int memcomm_type_explain(MPI_Datatype datatype, MPI_Count count, char *text, size_t cap);
+
 /* What memcomm did in this process so far (MEMCOMM_STATS=1 prints it at MPI_Finalize). */
 typedef struct {
     unsigned long long handled_calls; /* pack/unpack calls memcomm did itself */

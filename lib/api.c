@@ -6,6 +6,7 @@
 
 #include "../include/memcomm.h"
 #include "core/engine.h"
+#include "core/explain.h"
 #include "core/stats.h"
 #include "core/typecache.h"
 #include "plan/machine.h"
@@ -136,4 +137,14 @@ EXPORT int memcomm_machine_json(char *json, size_t cap)
     int w = snprintf(json + len, len < cap ? cap - len : 0, "}");
     len += (size_t)(w > 0 ? w : 0);
     return len < cap ? (int)len : -1;
+}
+
+EXPORT int memcomm_type_explain(MPI_Datatype datatype, MPI_Count count, char *text, size_t cap)
+{
+    analysis *a = typecache_acquire(datatype);
+    if (!a)
+        return -1;
+    int len = explain_analysis(a, count, text, cap);
+    analysis_release(a);
+    return len;
 }

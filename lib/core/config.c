@@ -17,6 +17,7 @@ static void read_env(void)
 {
     current.disable = env_flag("MEMCOMM_DISABLE");
     current.stats = env_flag("MEMCOMM_STATS");
+    current.explain = env_flag("MEMCOMM_EXPLAIN");
 }
 
 const config *config_get(void)

@@ -7,6 +7,7 @@
 typedef struct {
     bool disable; /* MEMCOMM_DISABLE=1: every intercepted call goes straight to the MPI */
     bool stats;   /* MEMCOMM_STATS=1: one summary line per rank on stderr at MPI_Finalize */
+    bool explain; /* MEMCOMM_EXPLAIN=1: the planner's decision for each committed type */
 } config;
 
 const config *config_get(void);

@@ -1,14 +1,36 @@
 /* MPI_Type_commit / MPI_Type_dup: analyse a type once, when it becomes usable. */
+#include <stdio.h>
+#include <string.h>
+
 #include "../core/config.h"
+#include "../core/explain.h"
 #include "../core/typecache.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* MEMCOMM_EXPLAIN=1: the decision for one element, on stderr, prefixed so it can be found */
+static void explain_commit(MPI_Datatype datatype)
+{
+    analysis *a = typecache_acquire(datatype);
+    char text[2048];
+    if (a && explain_analysis(a, 1, text, sizeof text) >= 0) {
+        int rank = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            fprintf(stderr, "memcomm explain [rank %d]: %s\n", rank, line);
+    }
+    analysis_release(a);
+}
+
 EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
 {
     int rc = PMPI_Type_commit(datatype);
-    if (rc == MPI_SUCCESS && !config_get()->disable)
+    if (rc == MPI_SUCCESS && !config_get()->disable) {
         typecache_on_commit(*datatype);
+        if (config_get()->explain)
+            explain_commit(*datatype);
+    }
     return rc;
 }
 

@@ -1,0 +1,85 @@
+#include "explain.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef struct {
+    char *buf;
+    size_t cap, len;
+    bool overflow;
+} sink;
+
+static void put(sink *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(s->buf + s->len, s->len < s->cap ? s->cap - s->len : 0, fmt, ap);
+    va_end(ap);
+    if (w < 0 || s->len + (size_t)w >= s->cap)
+        s->overflow = true;
+    else
+        s->len += (size_t)w;
+}
+
+static void put_dims(sink *s, const plan_strided *d)
+{
+    put(s, "offset %lld, dims [", (long long)d->off);
+    for (int k = 0; k < d->ndims; k++)
+        put(s, "%s%lld x %+lld B", k ? ", " : "", (long long)d->count[k], (long long)d->stride[k]);
+    put(s, "], block %lld B", (long long)d->block);
+}
+
+int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
+{
+    sink s = {text, cap, 0, false};
+    if (cap)
+        text[0] = '\0';
+    put(&s, "size %lld B, extent %lld B (lb %lld); count %lld = %lld B\n",
+        (long long)a->bounds.size, (long long)a->bounds.extent, (long long)a->bounds.lb,
+        (long long)count, (long long)(a->bounds.size * count));
+    if (!a->supported) {
+        put(&s, "handed to the MPI: %s\n", a->why);
+        return s.overflow ? -1 : (int)s.len;
+    }
+    char canonical[512];
+    ir_format(a->normal, canonical, sizeof canonical);
+    put(&s, "canonical: %s\n", canonical);
+    const plan *p = &a->plan;
+    if (p->kind == PLAN_TREE) {
+        put(&s, "kernel: tree (an irregular nesting, interpreted node by node)\n");
+        return s.overflow ? -1 : (int)s.len;
+    }
+    plan_strided d;
+    plan_strided_for_count(p, count, &d);
+    put(&s, "strided form for this count: ");
+    put_dims(&s, &d);
+    if (p->kind == PLAN_LIST)
+        put(&s, " around a list of %lld blocks", (long long)p->list.n);
+    put(&s, "\n");
+    if (p->kind != PLAN_STRIDED) {
+        put(&s, "kernel: %s\n", p->kernel_name);
+        return s.overflow ? -1 : (int)s.len;
+    }
+    plan_tiles t;
+    bool blocked = plan_tiles_for(&d, p->page_size, p->tlb_entries, p->line_size, &t);
+    if (d.ndims >= 1) {
+        int64_t n = d.count[d.ndims - 1], stride = d.stride[d.ndims - 1];
+        put(&s, "TLB model: W = %lld B, S = %lld B, n = %lld, P_s = %lld B -> R_p = %lld pages "
+                "%s T_p = %lld entries\n",
+            (long long)d.block, (long long)(stride < 0 ? -stride : stride), (long long)n,
+            (long long)p->page_size,
+            (long long)plan_pages_touched(d.block, stride, n, p->page_size),
+            plan_pages_touched(d.block, stride, n, p->page_size) >= p->tlb_entries ? ">=" : "<",
+            (long long)p->tlb_entries);
+    }
+    if (blocked)
+        put(&s, "kernel: strided, cache-blocked: the walk is out of order (outer steps finer than "
+                "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "
+                "(one %lld B line)\n",
+            (long long)t.rows, (long long)t.cols, (long long)p->line_size);
+    else
+        put(&s, "kernel: strided, %s\n",
+            d.ndims < 2 ? "one dimension: walked in memory order"
+                        : "not blocked: the walk fits the TLB or is already in memory order");
+    return s.overflow ? -1 : (int)s.len;
+}

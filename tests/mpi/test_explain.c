@@ -1,0 +1,72 @@
+/* memcomm_type_explain says what the planner decided and why, from the TLB model's inputs.
+ * Run with a fixed machine model (CTest sets MEMCOMM_PAGE_SIZE=4096, MEMCOMM_TLB_ENTRIES=64,
+ * MEMCOMM_LINE_SIZE=64) so the expected numbers do not depend on the host. */
+#include "../check.h"
+#include "memcomm.h"
+
+static char text[4096];
+
+static const char *explain(MPI_Datatype t, MPI_Count count)
+{
+    if (memcomm_type_explain(t, count, text, sizeof text) < 0)
+        snprintf(text, sizeof text, "(no explanation)");
+    return text;
+}
+
+#define CHECK_SAYS(text, words)                                                                \
+    do {                                                                                       \
+        bool found_ = strstr((text), (words)) != NULL;                                         \
+        CHECK(found_);                                                                         \
+        if (!found_)                                                                           \
+            fprintf(stderr, "  expected \"%s\" in:\n%s", (words), (text));                     \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    /* the seed paper's transpose: 1024 columns of a 1024 x 1024 matrix of doubles */
+    MPI_Datatype column, transpose;
+    MPI_Type_vector(1024, 1, 1024, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
+    MPI_Type_commit(&transpose);
+    const char *t = explain(transpose, 1024);
+    CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
+    CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
+    CHECK_SAYS(t, "W = 8 B, S = 8192 B, n = 1024, P_s = 4096 B -> R_p = 1024 pages >= T_p = 64");
+    CHECK_SAYS(t, "cache-blocked");
+    CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
+    /* one column alone: a single dimension, nothing to reorder */
+    CHECK_SAYS(explain(transpose, 1), "one dimension: walked in memory order");
+    /* rows of a submatrix: already in memory order */
+    MPI_Datatype rows;
+    MPI_Type_vector(4096, 64, 8192, MPI_DOUBLE, &rows);
+    MPI_Type_commit(&rows);
+    CHECK_SAYS(explain(rows, 1), "R_p = 4096 pages >= T_p = 64");
+    CHECK_SAYS(explain(rows, 1), "one dimension");
+    /* irregular and declined types say so */
+    int lens[3] = {1, 2, 1}, displs[3] = {0, 5, 11};
+    MPI_Datatype irregular;
+    MPI_Type_indexed(3, lens, displs, MPI_INT, &irregular);
+    MPI_Type_commit(&irregular);
+    CHECK_SAYS(explain(irregular, 4), "around a list of 3 blocks");
+    CHECK_SAYS(explain(irregular, 4), "kernel: list");
+    MPI_Datatype ld;
+    MPI_Type_contiguous(2, MPI_LONG_DOUBLE, &ld);
+    MPI_Type_commit(&ld);
+    CHECK_SAYS(explain(ld, 1), "handed to the MPI: the MPI may leave the padding bytes");
+    /* unknown handles and short buffers are refused, not truncated */
+    MPI_Datatype uncommitted;
+    MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+    CHECK(memcomm_type_explain(uncommitted, 1, text, sizeof text) == -1);
+    CHECK(memcomm_type_explain(transpose, 1024, text, 10) == -1);
+
+    MPI_Type_free(&column);
+    MPI_Type_free(&transpose);
+    MPI_Type_free(&rows);
+    MPI_Type_free(&irregular);
+    MPI_Type_free(&ld);
+    MPI_Type_free(&uncommitted);
+    int code = check_summary("test_explain");
+    MPI_Finalize();
+    return code;
+}
