@@ -2,6 +2,19 @@
 
 #include "kernel.h"
 
+/* One block; the common small lengths as single moves (records of basic types), others
+ * through memcpy. */
+static inline __attribute__((always_inline)) void copy_block(char *dst, const char *src,
+                                                             int64_t len)
+{
+    switch (len) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, (size_t)len); break;
+    }
+}
+
 /* One instance of the list at `base`; `len` is a compile-time constant where it is fixed. */
 static inline __attribute__((always_inline)) void
 copy_list(const plan_list *l, char *base, char **packed, int64_t fixed_len, bool pack)
@@ -10,9 +23,9 @@ copy_list(const plan_list *l, char *base, char **packed, int64_t fixed_len, bool
         const int64_t len = fixed_len ? fixed_len : l->lens[i];
         char *at = base + l->offs[i];
         if (pack)
-            memcpy(*packed, at, (size_t)len);
+            copy_block(*packed, at, len);
         else
-            memcpy(at, *packed, (size_t)len);
+            copy_block(at, *packed, len);
         *packed += len;
     }
 }
