@@ -7,6 +7,21 @@
 
 #include "../plan/plan.h"
 
+/* Steps an odometer over dims [0, last] of a strided form, moving `*base` with it; false once
+ * it wraps around (the walk is done). Shared by the strided and list walks. */
+static inline __attribute__((always_inline)) bool kernel_next_outer(const plan_strided *s, int last,
+                                                                    int64_t *idx, char **base)
+{
+    for (int d = last; d >= 0; d--) {
+        *base += s->stride[d];
+        if (++idx[d] < s->count[d])
+            return true;
+        *base -= s->stride[d] * s->count[d];
+        idx[d] = 0;
+    }
+    return false;
+}
+
 /* One block per instance: a single memcpy when instances are back to back. */
 void kernel_contig_pack(const plan *p, char *typed, int64_t count, char *packed);
 void kernel_contig_unpack(const plan *p, char *typed, int64_t count, char *packed);

@@ -39,15 +39,7 @@ walk(const plan *p, char *typed, int64_t count, char *packed, int64_t fixed_len,
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     for (;;) {
         copy_list(&p->list, base, &packed, fixed_len, pack);
-        int d = s.ndims - 1;
-        for (; d >= 0; d--) {
-            base += s.stride[d];
-            if (++idx[d] < s.count[d])
-                break;
-            base -= s.stride[d] * s.count[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if (!kernel_next_outer(&s, s.ndims - 1, idx, &base))
             return;
     }
 }

@@ -29,15 +29,7 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack)
             p += inner_stride;
             packed += block;
         }
-        int d = inner - 1;
-        for (; d >= 0; d--) {
-            base += s->stride[d];
-            if (++idx[d] < s->count[d])
-                break;
-            base -= s->stride[d] * s->count[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if (!kernel_next_outer(s, inner - 1, idx, &base))
             return;
     }
 }
@@ -73,15 +65,7 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
             }
         }
         packed += n_o * n_i * block;
-        int d = k - 3;
-        for (; d >= 0; d--) {
-            base += s->stride[d];
-            if (++idx[d] < s->count[d])
-                break;
-            base -= s->stride[d] * s->count[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if (!kernel_next_outer(s, k - 3, idx, &base))
             return;
     }
 }
