@@ -62,16 +62,14 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
     }
     plan_tiles t;
     bool blocked = plan_tiles_for(&d, p->page_size, p->tlb_entries, p->line_size, &t);
-    if (d.ndims >= 1) {
-        int64_t n = d.count[d.ndims - 1], stride = d.stride[d.ndims - 1];
-        put(&s, "TLB model: W = %lld B, S = %lld B, n = %lld, P_s = %lld B -> R_p = %lld pages "
-                "%s T_p = %lld entries\n",
-            (long long)d.block, (long long)(stride < 0 ? -stride : stride), (long long)n,
-            (long long)p->page_size,
-            (long long)plan_pages_touched(d.block, stride, n, p->page_size),
-            plan_pages_touched(d.block, stride, n, p->page_size) >= p->tlb_entries ? ">=" : "<",
-            (long long)p->tlb_entries);
-    }
+    /* a strided plan has at least one dim (none is the contiguous kernel) */
+    int64_t n = d.count[d.ndims - 1], stride = d.stride[d.ndims - 1];
+    int64_t pages = plan_pages_touched(d.block, stride, n, p->page_size);
+    put(&s, "TLB model: W = %lld B, S = %lld B, n = %lld, P_s = %lld B -> R_p = %lld pages "
+            "%s T_p = %lld entries\n",
+        (long long)d.block, (long long)(stride < 0 ? -stride : stride), (long long)n,
+        (long long)p->page_size, (long long)pages, pages >= p->tlb_entries ? ">=" : "<",
+        (long long)p->tlb_entries);
     if (blocked)
         put(&s, "kernel: strided, cache-blocked: the walk is out of order (outer steps finer than "
                 "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "
