@@ -1,13 +1,23 @@
-/* Pack bandwidth of a few layouts, four ways in one run: memcpy of the same number of bytes
- * (the ceiling), the MPI's own PMPI_Pack, a hand-written loop, and memcomm_pack.
- * Prints one JSON object per (pattern, method) with every timed repetition; the Python
- * runner (`memcomm bench pack`) turns them into a table of medians and ratios.
+/* Pack and unpack bandwidth of the layouts real codes send, every method in one run:
  *
- *   bench_pack [--n N] [--reps R]
+ *   memcpy          the same number of bytes copied contiguously (the ceiling)
+ *   lines           reading each cache line the layout touches once, in address order (the
+ *                   memory traffic any pack must pay; for sparse layouts the real ceiling)
+ *   mpi             the MPI's own PMPI_Pack / PMPI_Unpack
+ *   manual          the loop a user would write
+ *   manual-blocked  the same loop cache-blocked by hand (transposes only)
+ *   memcomm         memcomm_pack / memcomm_unpack
  *
- * Before timing, memcomm's packed bytes are compared with the MPI's: a benchmark of a wrong
- * answer is worthless. */
+ * Prints one JSON object per (pattern, direction, method) with every timed repetition; the
+ * Python runner (`memcomm bench pack`) turns them into tables of medians and ratios.
+ *
+ *   bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] [--only SUBSTRING]
+ *
+ * --sizes are the transpose sides; --scale divides every other pattern's size (for quick
+ * runs). Before timing, every method's bytes are compared with the MPI's: a benchmark of a
+ * wrong answer is worthless. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,32 +25,60 @@
 
 #include "memcomm.h"
 
-typedef struct {
-    const char *name;
+typedef struct pattern pattern;
+typedef void (*loop_fn)(const pattern *p, char *typed, char *packed, bool pack);
+
+struct pattern {
+    char name[96];
     MPI_Datatype type;
     int count;
-    const void *src;
-    void (*manual)(const void *src, void *dst, int n); /* the loop a user would write */
-    int n;                                              /* manual loop's size parameter */
-} pattern;
+    char *typed;        /* the user's array */
+    size_t typed_bytes; /* its size */
+    loop_fn manual, blocked;
+    int64_t n, m, k;        /* the loops' shape parameters */
+    const int64_t *index;   /* the indexed pattern's block starts (in doubles) */
+};
 
-/* transpose of an n x n matrix of doubles: column by column */
-static void manual_transpose(const void *src, void *dst, int n)
-{
-    const double *a = src;
-    double *out = dst;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            *out++ = a[(size_t)i * n + j];
-}
+/* ---- the loops a user would write; `pack` copies typed -> packed, else back ---- */
 
-/* every 16th double (block 1, stride 16) */
-static void manual_column(const void *src, void *dst, int n)
+#define MOVE(typed_elem, packed_elem)                                                          \
+    do {                                                                                       \
+        if (pack)                                                                              \
+            (packed_elem) = (typed_elem);                                                      \
+        else                                                                                   \
+            (typed_elem) = (packed_elem);                                                      \
+    } while (0)
+
+/* transpose of an n x n matrix: column by column */
+#define TRANSPOSE_LOOPS(T)                                                                     \
+    static void manual_transpose_##T(const pattern *p, char *typed, char *packed, bool pack)   \
+    {                                                                                          \
+        T *a = (T *)typed, *out = (T *)packed;                                                 \
+        const int64_t n = p->n;                                                                \
+        for (int64_t j = 0; j < n; j++)                                                        \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                MOVE(a[i * n + j], out[j * n + i]);                                            \
+    }                                                                                          \
+    /* 32 x 32 tiles: each fetched line is used whole before it is evicted */                 \
+    static void blocked_transpose_##T(const pattern *p, char *typed, char *packed, bool pack)  \
+    {                                                                                          \
+        T *a = (T *)typed, *out = (T *)packed;                                                 \
+        const int64_t n = p->n, b = 32;                                                        \
+        for (int64_t jj = 0; jj < n; jj += b)                                                  \
+            for (int64_t ii = 0; ii < n; ii += b)                                              \
+                for (int64_t j = jj; j < jj + b && j < n; j++)                                 \
+                    for (int64_t i = ii; i < ii + b && i < n; i++)                             \
+                        MOVE(a[i * n + j], out[j * n + i]);                                    \
+    }
+TRANSPOSE_LOOPS(double)
+TRANSPOSE_LOOPS(float)
+
+/* every m-th double, n of them */
+static void manual_column(const pattern *p, char *typed, char *packed, bool pack)
 {
-    const double *a = src;
-    double *out = dst;
-    for (int i = 0; i < n; i++)
-        out[i] = a[(size_t)i * 16];
+    double *a = (double *)typed, *out = (double *)packed;
+    for (int64_t i = 0; i < p->n; i++)
+        MOVE(a[i * p->m], out[i]);
 }
 
 typedef struct {
@@ -48,165 +86,429 @@ typedef struct {
     double d;
 } record;
 
-static void manual_records(const void *src, void *dst, int n)
+static void manual_records(const pattern *p, char *typed, char *packed, bool pack)
 {
-    const record *r = src;
-    char *out = dst;
-    for (int k = 0; k < n; k++) {
-        memcpy(out, &r[k].i, sizeof(int));
-        memcpy(out + sizeof(int), &r[k].d, sizeof(double));
-        out += sizeof(int) + sizeof(double);
+    record *r = (record *)typed;
+    char *out = packed;
+    for (int64_t k = 0; k < p->n; k++, out += sizeof(int) + sizeof(double)) {
+        if (pack) {
+            memcpy(out, &r[k].i, sizeof(int));
+            memcpy(out + sizeof(int), &r[k].d, sizeof(double));
+        } else {
+            memcpy(&r[k].i, out, sizeof(int));
+            memcpy(&r[k].d, out + sizeof(int), sizeof(double));
+        }
     }
 }
 
-/* the x = 0 face of an n^3 array (C order): one double every n*n */
-static void manual_face(const void *src, void *dst, int n)
+/* faces of an n^3 array in C order: x = 0 (one run), y = 0 (n runs of n), z = 0 (n*n
+ * single doubles) */
+static void manual_face(const pattern *p, char *typed, char *packed, bool pack)
 {
-    const double *a = src;
-    double *out = dst;
-    for (int j = 0; j < n; j++)
-        for (int k = 0; k < n; k++)
-            *out++ = a[(size_t)j * n + k];
+    double *a = (double *)typed, *out = (double *)packed;
+    const int64_t n = p->n, axis = p->m;
+    int64_t at = 0;
+    for (int64_t u = 0; u < n; u++)
+        for (int64_t v = 0; v < n; v++, at++) {
+            int64_t i = axis == 0 ? 0 : u, j = axis == 1 ? 0 : axis == 0 ? u : v,
+                    k = axis == 2 ? 0 : v;
+            MOVE(a[(i * n + j) * n + k], out[at]);
+        }
 }
 
-static void manual_face_y(const void *src, void *dst, int n)
+/* particles: blocks of 3 doubles (x, y, z) at the listed atom indices */
+static void manual_particles(const pattern *p, char *typed, char *packed, bool pack)
 {
-    const double *a = src;
-    double *out = dst;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < n; k++)
-            *out++ = a[(size_t)i * n * n + k];
+    double *a = (double *)typed, *out = (double *)packed;
+    for (int64_t i = 0; i < p->n; i++)
+        for (int c = 0; c < 3; c++)
+            MOVE(a[p->index[i] * 3 + c], out[i * 3 + c]);
 }
 
-static void emit(const char *pattern_name, const char *method, long long bytes, const double *t,
-                 int reps)
+/* FFT redistribution: an (n/P) x n slab cut into P blocks of n/P columns, block by block */
+static void manual_fft(const pattern *p, char *typed, char *packed, bool pack)
 {
-    printf("{\"experiment\": \"pack\", \"pattern\": \"%s\", \"method\": \"%s\", \"bytes\": %lld, "
-           "\"seconds\": [",
-           pattern_name, method, bytes);
+    double *a = (double *)typed, *out = (double *)packed;
+    const int64_t n = p->n, procs = p->m, rows = n / procs, cols = n / procs;
+    for (int64_t b = 0; b < procs; b++)
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                MOVE(a[i * n + b * cols + j], *out++);
+}
+
+/* NAS LU-like: u[k][j][i][5] (C order of Fortran u(5,i,j,k)); the i = 0 face, 5 doubles
+ * per point */
+static void manual_lu(const pattern *p, char *typed, char *packed, bool pack)
+{
+    double *a = (double *)typed, *out = (double *)packed;
+    const int64_t n = p->n;
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < n; j++)
+            for (int c = 0; c < 5; c++)
+                MOVE(a[((k * n + j) * n + 0) * 5 + c], *out++);
+}
+
+/* ---- the cache lines a layout touches, from the MPI itself ---- */
+
+/* Unpack a buffer of 0xFF into a zeroed copy of the array: the bytes that become 0xFF are the
+ * layout's. Returns the sorted line offsets. */
+static int64_t *touched_lines(const pattern *p, int64_t bytes, int64_t *nlines)
+{
+    unsigned char *mask = calloc(p->typed_bytes, 1), *ones = malloc((size_t)bytes);
+    memset(ones, 0xFF, (size_t)bytes);
+    int pos = 0;
+    PMPI_Unpack(ones, (int)bytes, &pos, mask, p->count, p->type, MPI_COMM_SELF);
+    int64_t lines = ((int64_t)p->typed_bytes + 63) / 64, n = 0;
+    int64_t *at = malloc(sizeof *at * (size_t)lines);
+    for (int64_t l = 0; l < lines; l++) {
+        int64_t end = (l + 1) * 64 < (int64_t)p->typed_bytes ? (l + 1) * 64 : (int64_t)p->typed_bytes;
+        for (int64_t b = l * 64; b < end; b++)
+            if (mask[b]) {
+                at[n++] = l * 64;
+                break;
+            }
+    }
+    free(mask);
+    free(ones);
+    *nlines = n;
+    return at;
+}
+
+static volatile uint64_t sink;
+
+/* One load per line: the memory system moves the whole line for it. */
+static void read_lines(const char *base, const int64_t *lines, int64_t n)
+{
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += *(const uint64_t *)(base + lines[i]);
+    sink = sum;
+}
+
+/* ---- timing ---- */
+
+static void emit(const char *pattern_name, const char *direction, const char *method,
+                 long long bytes, const double *t, int reps)
+{
+    printf("{\"experiment\": \"pack\", \"pattern\": \"%s\", \"direction\": \"%s\", "
+           "\"method\": \"%s\", \"bytes\": %lld, \"seconds\": [",
+           pattern_name, direction, method, bytes);
     for (int r = 0; r < reps; r++)
         printf(r ? ", %.9f" : "%.9f", t[r]);
     printf("]}\n");
     fflush(stdout);
 }
 
-int main(int argc, char **argv)
+enum { M_MEMCPY, M_LINES, M_MPI, M_MANUAL, M_BLOCKED, M_MEMCOMM, METHODS };
+static const char *method_names[METHODS] = {"memcpy", "lines",          "mpi",
+                                            "manual", "manual-blocked", "memcomm"};
+
+/* One call of `method` in direction `pack`. */
+static void run(const pattern *p, int method, bool pack, char *packed, int64_t bytes,
+                const char *copy_src, const int64_t *lines, int64_t nlines)
 {
-    MPI_Init(&argc, &argv);
-    int reps = 15, n = 1024;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--n"))
-            n = atoi(argv[i + 1]);
+    int pos = 0;
+    MPI_Count mpos = 0;
+    switch (method) {
+    case M_MEMCPY: memcpy(packed, copy_src, (size_t)bytes); break;
+    case M_LINES: read_lines(p->typed, lines, nlines); break;
+    case M_MPI:
+        if (pack)
+            PMPI_Pack(p->typed, p->count, p->type, packed, (int)bytes, &pos, MPI_COMM_SELF);
+        else
+            PMPI_Unpack(packed, (int)bytes, &pos, p->typed, p->count, p->type, MPI_COMM_SELF);
+        break;
+    case M_MANUAL: p->manual(p, p->typed, packed, pack); break;
+    case M_BLOCKED: p->blocked(p, p->typed, packed, pack); break;
+    case M_MEMCOMM:
+        if (pack)
+            memcomm_pack(p->typed, p->count, p->type, packed, bytes, &mpos);
+        else
+            memcomm_unpack(packed, bytes, &mpos, p->typed, p->count, p->type);
+        break;
     }
-    if (reps < 3 || n < 16) {
-        fprintf(stderr, "bench_pack: --reps must be >= 3 and --n >= 16\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* Each method's pack must equal the MPI's bytes, and its unpack must rebuild the array the
+ * MPI's unpack builds. */
+static int verify(const pattern *p, int64_t bytes, char *ref, char *out)
+{
+    int failures = 0, pos = 0;
+    PMPI_Pack(p->typed, p->count, p->type, ref, (int)bytes, &pos, MPI_COMM_SELF);
+    char *want = malloc(p->typed_bytes), *saved = malloc(p->typed_bytes);
+    memcpy(saved, p->typed, p->typed_bytes);
+    /* the MPI's unpack of shifted bytes is the reference array */
+    for (int64_t i = 0; i < bytes; i++)
+        out[i] = (char)(ref[i] + 1);
+    pos = 0;
+    PMPI_Unpack(out, (int)bytes, &pos, p->typed, p->count, p->type, MPI_COMM_SELF);
+    memcpy(want, p->typed, p->typed_bytes);
+    for (int method = M_MANUAL; method < METHODS; method++) {
+        if (method == M_BLOCKED && !p->blocked)
+            continue;
+        memcpy(p->typed, saved, p->typed_bytes);
+        memset(out, 0, (size_t)bytes);
+        run(p, method, true, out, bytes, NULL, NULL, 0);
+        bool packed_ok = memcmp(ref, out, (size_t)bytes) == 0;
+        for (int64_t i = 0; i < bytes; i++)
+            out[i] = (char)(ref[i] + 1);
+        run(p, method, false, out, bytes, NULL, NULL, 0);
+        bool unpacked_ok = memcmp(want, p->typed, p->typed_bytes) == 0;
+        if (!packed_ok || !unpacked_ok) {
+            fprintf(stderr, "bench_pack: %s %s differs from the MPI's for %s\n",
+                    method_names[method], packed_ok ? "unpack" : "pack", p->name);
+            failures++;
+        }
     }
-    size_t nn = (size_t)n * n;
-    int face_n = n / 8 < 16 ? 16 : n / 8; /* cube side for the face patterns */
-    size_t cube = (size_t)face_n * face_n * face_n;
-    double *matrix = malloc(nn * sizeof(double));
-    double *strided = malloc(nn * 16 / 8 * sizeof(double));
-    record *records = malloc(nn / 2 * sizeof(record));
-    double *array3 = malloc(cube * sizeof(double));
-    for (size_t i = 0; i < nn; i++)
-        matrix[i] = (double)i;
-    for (size_t i = 0; i < nn * 2; i++)
-        strided[i] = (double)i;
-    for (size_t i = 0; i < nn / 2; i++)
-        records[i] = (record){(int)i, (double)i};
-    for (size_t i = 0; i < cube; i++)
-        array3[i] = (double)i;
+    memcpy(p->typed, saved, p->typed_bytes);
+    free(want);
+    free(saved);
+    return failures;
+}
 
-    MPI_Datatype column, transpose, col16, rec, face_x, face_y;
-    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &column);
-    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
-    MPI_Type_commit(&transpose);
-    MPI_Type_vector((int)(nn / 8), 1, 16, MPI_DOUBLE, &col16);
-    MPI_Type_commit(&col16);
-    int lens[2] = {1, 1};
-    MPI_Aint displs[2] = {offsetof(record, i), offsetof(record, d)};
-    MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, rec0;
-    MPI_Type_create_struct(2, lens, displs, types, &rec0);
-    MPI_Type_create_resized(rec0, 0, sizeof(record), &rec);
-    MPI_Type_commit(&rec);
-    int sizes[3] = {face_n, face_n, face_n}, sub_x[3] = {1, face_n, face_n},
-        sub_y[3] = {face_n, 1, face_n}, start[3] = {0, 0, 0};
-    MPI_Type_create_subarray(3, sizes, sub_x, start, MPI_ORDER_C, MPI_DOUBLE, &face_x);
-    MPI_Type_commit(&face_x);
-    MPI_Type_create_subarray(3, sizes, sub_y, start, MPI_ORDER_C, MPI_DOUBLE, &face_y);
-    MPI_Type_commit(&face_y);
-
-    char name_t[64], name_c[64], name_r[64], name_x[64], name_y[64];
-    snprintf(name_t, sizeof name_t, "transpose %dx%d double", n, n);
-    snprintf(name_c, sizeof name_c, "column stride 16, %zu doubles", nn / 8);
-    snprintf(name_r, sizeof name_r, "struct {int, double} x %zu", nn / 2);
-    snprintf(name_x, sizeof name_x, "x face of %d^3 (contiguous)", face_n);
-    snprintf(name_y, sizeof name_y, "y face of %d^3", face_n);
-    pattern patterns[] = {
-        {name_t, transpose, n, matrix, manual_transpose, n},
-        {name_c, col16, 1, strided, manual_column, (int)(nn / 8)},
-        {name_r, rec, (int)(nn / 2), records, manual_records, (int)(nn / 2)},
-        {name_x, face_x, 1, array3, manual_face, face_n},
-        {name_y, face_y, 1, array3, manual_face_y, face_n},
-    };
-    int failures = 0;
+static int measure(const pattern *p, int reps)
+{
+    int size;
+    MPI_Type_size(p->type, &size);
+    const int64_t bytes = (int64_t)size * p->count;
+    char *ref = malloc((size_t)bytes), *out = malloc((size_t)bytes), *copy_src = malloc((size_t)bytes);
+    memset(copy_src, 1, (size_t)bytes);
+    int failures = verify(p, bytes, ref, out);
+    int64_t nlines;
+    int64_t *lines = touched_lines(p, bytes, &nlines);
     double *t = malloc(sizeof(double) * (size_t)reps);
-    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
-        pattern *pt = &patterns[p];
-        int size;
-        MPI_Type_size(pt->type, &size);
-        long long bytes = (long long)size * pt->count;
-        char *ref = malloc((size_t)bytes), *out = malloc((size_t)bytes), *copy_src = malloc((size_t)bytes);
-        memset(copy_src, 1, (size_t)bytes);
-        int pos = 0;
-        MPI_Count mpos = 0;
-        PMPI_Pack(pt->src, pt->count, pt->type, ref, (int)bytes, &pos, MPI_COMM_SELF);
-        memcomm_pack(pt->src, pt->count, pt->type, out, bytes, &mpos);
-        if (mpos != pos || memcmp(ref, out, (size_t)bytes) != 0) {
-            fprintf(stderr, "bench_pack: memcomm packs %s differently from the MPI\n", pt->name);
-            failures++;
-        }
-        pt->manual(pt->src, out, pt->n);
-        if (memcmp(ref, out, (size_t)bytes) != 0) {
-            fprintf(stderr, "bench_pack: the manual loop for %s is wrong\n", pt->name);
-            failures++;
-        }
-        for (int method = 0; method < 4; method++) {
-            static const char *names[] = {"memcpy", "mpi", "manual", "memcomm"};
+    for (int dir = 0; dir < 2; dir++) {
+        const bool pack = dir == 0;
+        for (int method = 0; method < METHODS; method++) {
+            if ((method == M_BLOCKED && !p->blocked) || (!pack && method <= M_LINES))
+                continue; /* memcpy and lines have no direction: measured once */
+            if (!pack) /* unpack the right bytes, so the array keeps its values */
+                memcpy(out, ref, (size_t)bytes);
             for (int r = -1; r < reps; r++) { /* r = -1: warm-up, discarded */
                 double t0 = MPI_Wtime();
-                pos = 0;
-                mpos = 0;
-                switch (method) {
-                case 0: memcpy(out, copy_src, (size_t)bytes); break;
-                case 1: PMPI_Pack(pt->src, pt->count, pt->type, out, (int)bytes, &pos, MPI_COMM_SELF); break;
-                case 2: pt->manual(pt->src, out, pt->n); break;
-                case 3: memcomm_pack(pt->src, pt->count, pt->type, out, bytes, &mpos); break;
-                }
+                run(p, method, pack, out, bytes, copy_src, lines, nlines);
                 double dt = MPI_Wtime() - t0;
                 if (r >= 0)
                     t[r] = dt;
             }
-            emit(pt->name, names[method], bytes, t, reps);
+            emit(p->name, pack ? "pack" : "unpack", method_names[method], bytes, t, reps);
         }
-        free(ref);
-        free(out);
-        free(copy_src);
     }
     free(t);
-    MPI_Type_free(&transpose);
+    free(lines);
+    free(ref);
+    free(out);
+    free(copy_src);
+    return failures;
+}
+
+/* ---- the patterns ---- */
+
+static char *filled(size_t bytes)
+{
+    double *a = malloc(bytes);
+    if (!a) {
+        fprintf(stderr, "bench_pack: cannot allocate %zu bytes\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (size_t i = 0; i < bytes / sizeof(double); i++)
+        a[i] = (double)i;
+    return (char *)a;
+}
+
+static void finish(pattern *p, MPI_Datatype type)
+{
+    p->type = type;
+    MPI_Type_commit(&p->type);
+}
+
+/* n x n matrix of `elem`, sent transposed: n columns, each a vector resized to one element */
+static void make_transpose(pattern *p, int64_t n, bool is_double)
+{
+    MPI_Datatype elem = is_double ? MPI_DOUBLE : MPI_FLOAT, column, t;
+    MPI_Aint size = is_double ? 8 : 4;
+    snprintf(p->name, sizeof p->name, "transpose %lldx%lld %s", (long long)n, (long long)n,
+             is_double ? "double" : "float");
+    MPI_Type_vector((int)n, 1, (int)n, elem, &column);
+    MPI_Type_create_resized(column, 0, size, &t);
     MPI_Type_free(&column);
-    MPI_Type_free(&col16);
-    MPI_Type_free(&rec0);
-    MPI_Type_free(&rec);
-    MPI_Type_free(&face_x);
-    MPI_Type_free(&face_y);
-    free(matrix);
-    free(strided);
-    free(records);
+    finish(p, t);
+    p->count = (int)n;
+    p->n = n;
+    p->typed_bytes = (size_t)(n * n * size);
+    p->typed = filled(p->typed_bytes);
+    p->manual = is_double ? manual_transpose_double : manual_transpose_float;
+    p->blocked = is_double ? blocked_transpose_double : blocked_transpose_float;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int reps = 7;
+    int64_t scale = 1;
+    const char *sizes = "512,1024,2048,4096,8192", *only = "";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes"))
+            sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--scale"))
+            scale = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+        else {
+            fprintf(stderr, "usage: bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] "
+                            "[--only SUBSTRING]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (reps < 3 || scale < 1 || scale > 64) {
+        fprintf(stderr, "bench_pack: --reps must be >= 3 and --scale in 1..64\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    enum { MAX_PATTERNS = 64 };
+    static pattern patterns[MAX_PATTERNS];
+    int np = 0;
+
+    /* transposes, doubles and floats, at each size asked for */
+    for (const char *s = sizes; *s;) {
+        int64_t n = strtoll(s, (char **)&s, 10);
+        if (n < 16 || n > 65536) {
+            fprintf(stderr, "bench_pack: transpose sizes must be in 16..65536\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        make_transpose(&patterns[np++], n, true);
+        make_transpose(&patterns[np++], n, false);
+        if (*s == ',')
+            s++;
+    }
+    /* columns: one double every 16, 32, 64 (the seed paper's Table 1) */
+    const int64_t column_n = (1 << 17) / scale;
+    for (int64_t stride = 16; stride <= 64; stride *= 2) {
+        pattern *p = &patterns[np++];
+        snprintf(p->name, sizeof p->name, "column stride %lld, %lld doubles", (long long)stride,
+                 (long long)column_n);
+        MPI_Datatype t;
+        MPI_Type_vector((int)column_n, 1, (int)stride, MPI_DOUBLE, &t);
+        finish(p, t);
+        p->count = 1;
+        p->n = column_n;
+        p->m = stride;
+        p->typed_bytes = (size_t)(column_n * stride * 8);
+        p->typed = filled(p->typed_bytes);
+        p->manual = manual_column;
+    }
+    /* the faces of an n^3 array (NAS MG-like halos), via subarray */
+    const int64_t cube = 256 / (scale >= 8 ? 4 : scale >= 2 ? 2 : 1);
+    char *array3 = filled((size_t)(cube * cube * cube * 8));
+    for (int axis = 0; axis < 3; axis++) {
+        pattern *p = &patterns[np++];
+        snprintf(p->name, sizeof p->name, "%c face of %lld^3 double", "xyz"[axis], (long long)cube);
+        int full[3] = {(int)cube, (int)cube, (int)cube}, sub[3] = {(int)cube, (int)cube, (int)cube},
+            start[3] = {0, 0, 0};
+        sub[axis] = 1;
+        MPI_Datatype t;
+        MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &t);
+        finish(p, t);
+        p->count = 1;
+        p->n = cube;
+        p->m = axis;
+        p->typed_bytes = (size_t)(cube * cube * cube * 8);
+        p->typed = array3;
+        p->manual = manual_face;
+    }
+    /* records of {int, double} */
+    {
+        pattern *p = &patterns[np++];
+        int64_t n = (1 << 20) / scale;
+        snprintf(p->name, sizeof p->name, "struct {int, double} x %lld", (long long)n);
+        int lens[2] = {1, 1};
+        MPI_Aint displs[2] = {offsetof(record, i), offsetof(record, d)};
+        MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, rec0, t;
+        MPI_Type_create_struct(2, lens, displs, types, &rec0);
+        MPI_Type_create_resized(rec0, 0, sizeof(record), &t);
+        MPI_Type_free(&rec0);
+        finish(p, t);
+        p->count = (int)n;
+        p->n = n;
+        p->typed_bytes = (size_t)n * sizeof(record);
+        p->typed = filled(p->typed_bytes);
+        p->manual = manual_records;
+    }
+    /* particles (LAMMPS-like): half the atoms, in random order, 3 doubles each */
+    {
+        pattern *p = &patterns[np++];
+        int64_t atoms = (1 << 19) / scale, n = atoms / 2;
+        snprintf(p->name, sizeof p->name, "particles: %lld random blocks of 3 doubles", (long long)n);
+        int64_t *perm = malloc(sizeof *perm * (size_t)atoms);
+        for (int64_t i = 0; i < atoms; i++)
+            perm[i] = i;
+        uint64_t state = 12345;
+        for (int64_t i = atoms - 1; i > 0; i--) { /* Fisher-Yates, fixed seed */
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            int64_t j = (int64_t)((state >> 33) % (uint64_t)(i + 1)), tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        int *displs = malloc(sizeof *displs * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            displs[i] = (int)(perm[i] * 3);
+        MPI_Datatype t;
+        MPI_Type_create_indexed_block((int)n, 3, displs, MPI_DOUBLE, &t);
+        free(displs);
+        finish(p, t);
+        p->count = 1;
+        p->n = n;
+        p->index = perm;
+        p->typed_bytes = (size_t)atoms * 3 * 8;
+        p->typed = filled(p->typed_bytes);
+        p->manual = manual_particles;
+    }
+    /* FFT redistribution: a slab of n/P rows of an n x n grid, cut into P column blocks, one
+     * per process (vector resized to the block's width; count P) */
+    {
+        pattern *p = &patterns[np++];
+        int64_t n = 2048 / (scale >= 4 ? 4 : scale), procs = 8, rows = n / procs, cols = n / procs;
+        snprintf(p->name, sizeof p->name, "FFT redistribution %lldx%lld slab to %lld procs",
+                 (long long)rows, (long long)n, (long long)procs);
+        MPI_Datatype block, t;
+        MPI_Type_vector((int)rows, (int)cols, (int)n, MPI_DOUBLE, &block);
+        MPI_Type_create_resized(block, 0, cols * 8, &t);
+        MPI_Type_free(&block);
+        finish(p, t);
+        p->count = (int)procs;
+        p->n = n;
+        p->m = procs;
+        p->typed_bytes = (size_t)(rows * n * 8);
+        p->typed = filled(p->typed_bytes);
+        p->manual = manual_fft;
+    }
+    /* NAS LU-like: the i = 0 face of u(5, n, n, n), 5 doubles per point */
+    {
+        pattern *p = &patterns[np++];
+        int64_t n = 128 / (scale >= 4 ? 4 : scale);
+        snprintf(p->name, sizeof p->name, "LU face of u(5,%lld,%lld,%lld)", (long long)n,
+                 (long long)n, (long long)n);
+        MPI_Datatype t;
+        MPI_Type_vector((int)(n * n), 5, (int)(5 * n), MPI_DOUBLE, &t);
+        finish(p, t);
+        p->count = 1;
+        p->n = n;
+        p->typed_bytes = (size_t)(n * n * n * 5 * 8);
+        p->typed = filled(p->typed_bytes);
+        p->manual = manual_lu;
+    }
+
+    int failures = 0;
+    for (int i = 0; i < np; i++)
+        if (strstr(patterns[i].name, only))
+            failures += measure(&patterns[i], reps);
+    for (int i = 0; i < np; i++) {
+        MPI_Type_free(&patterns[i].type);
+        if (patterns[i].typed != array3)
+            free(patterns[i].typed);
+        free((void *)patterns[i].index);
+    }
     free(array3);
     MPI_Finalize();
     return failures ? 1 : 0;

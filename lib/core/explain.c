@@ -1,5 +1,7 @@
 #include "explain.h"
 
+#include "../kernel/kernel.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -56,12 +58,26 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
     if (p->kind == PLAN_LIST)
         put(&s, " around a list of %lld blocks", (long long)p->list.n);
     put(&s, "\n");
+    if (p->kind == PLAN_LIST && p->pack == kernel_records_pack) {
+        plan_strided walk;
+        if (plan_records_walk(p, count, &walk))
+            put(&s, "kernel: records: %lld-byte records of %lld bytes' span, one %lld B apart: one "
+                    "byte shuffle each (packing %s)\n",
+                (long long)p->records.size, (long long)p->records.span, (long long)walk.stride[0],
+                p->unpack == kernel_records_unpack ? "and unpacking"
+                                                   : "only; unpack needs AVX-512 masked stores");
+        else
+            put(&s, "kernel: list: these records are not one ascending dimension for this count\n");
+        return s.overflow ? -1 : (int)s.len;
+    }
     if (p->kind != PLAN_STRIDED) {
         put(&s, "kernel: %s\n", p->kernel_name);
         return s.overflow ? -1 : (int)s.len;
     }
     plan_tiles t;
-    bool blocked = plan_tiles_for(&d, p->page_size, p->tlb_entries, p->line_size, &t);
+    plan_transpose tr;
+    bool transposed = plan_transpose_for(p, &d, &tr);
+    bool blocked = !transposed && plan_tiles_for(&d, p->page_size, p->tlb_entries, p->line_size, &t);
     /* a strided plan has at least one dim (none is the contiguous kernel) */
     int64_t n = d.count[d.ndims - 1], stride = d.stride[d.ndims - 1];
     int64_t pages = plan_pages_touched(d.block, stride, n, p->page_size);
@@ -70,13 +86,22 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         (long long)d.block, (long long)(stride < 0 ? -stride : stride), (long long)n,
         (long long)p->page_size, (long long)pages, pages >= p->tlb_entries ? ">=" : "<",
         (long long)p->tlb_entries);
-    if (blocked)
-        put(&s, "kernel: strided, cache-blocked: the walk is out of order (outer steps finer than "
+    if (transposed)
+        put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
+                "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; tiles of "
+                "%lld x %lld elements touch %lld pages (TLB %lld entries); %s\n",
+            (long long)d.block, (long long)(stride < 0 ? -stride : stride),
+            (long long)p->simd_bytes, (long long)tr.tile, (long long)tr.tile, (long long)tr.tile_pages,
+            (long long)p->tlb_entries,
+            tr.stream ? "non-temporal stores: the call moves more than half the L2"
+                      : "cached stores: the call fits in half the L2");
+    else if (blocked)
+        put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "
                 "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "
                 "(one %lld B line)\n",
             (long long)t.rows, (long long)t.cols, (long long)p->line_size);
     else
-        put(&s, "kernel: strided, %s\n",
+        put(&s, "kernel: strided: %s\n",
             d.ndims < 2 ? "one dimension: walked in memory order"
                         : "not blocked: the walk fits the TLB or is already in memory order");
     return s.overflow ? -1 : (int)s.len;

@@ -30,9 +30,18 @@ void kernel_contig_unpack(const plan *p, char *typed, int64_t count, char *packe
 plan_copy_fn kernel_strided_pack_for(int64_t block);
 plan_copy_fn kernel_strided_unpack_for(int64_t block);
 
+/* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn), NULL when the
+ * machine's SIMD width has none. */
+plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
+
 /* Flattened list of blocks inside strided dims (the call's count outermost). */
 void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed);
 void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed);
+
+/* Records of at most 16 bytes through one byte shuffle each (pack: SSSE3; unpack:
+ * AVX-512BW masked stores); other walks go to the list kernel. */
+void kernel_records_pack(const plan *p, char *typed, int64_t count, char *packed);
+void kernel_records_unpack(const plan *p, char *typed, int64_t count, char *packed);
 
 /* Tree interpreter for any normalized tree. */
 void kernel_tree_pack(const plan *p, char *typed, int64_t count, char *packed);

@@ -70,6 +70,27 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
     }
 }
 
+/* A transpose-like walk through the plan's SIMD kernel: for each step of the outer dims, one
+ * transposing copy of the innermost two (packed order is outer-dim-major). */
+static void walk_transpose(const plan *p, const plan_strided *s, const plan_transpose *t,
+                           char *typed, char *packed, bool pack)
+{
+    const int k = s->ndims;
+    const int64_t n_o = s->count[k - 2], n_i = s->count[k - 1], s_i = s->stride[k - 1];
+    const int64_t packed_pitch = n_i * s->block;
+    char *base = typed + s->off;
+    int64_t idx[PLAN_MAX_DIMS + 1] = {0};
+    for (;;) {
+        if (pack)
+            p->transpose(base, s_i, packed, packed_pitch, n_i, n_o, t->tile, t->stream);
+        else
+            p->transpose(packed, packed_pitch, base, s_i, n_o, n_i, t->tile, t->stream);
+        packed += n_o * packed_pitch;
+        if (!kernel_next_outer(s, k - 3, idx, &base))
+            return;
+    }
+}
+
 #define STRIDED_PAIR(NAME, BLOCK)                                                              \
     static void pack_##NAME(const plan_strided *s, char *typed, char *packed)                 \
     {                                                                                          \
@@ -97,15 +118,18 @@ STRIDED_PAIR(b8, 8)
 STRIDED_PAIR(b16, 16)
 STRIDED_PAIR(any, s->block)
 
-/* plan_copy_fn entry points: add the call's count as the outermost dimension, then walk
- * blocked or plain as the TLB model says for this count. */
+/* plan_copy_fn entry points: add the call's count as the outermost dimension, then transpose
+ * through SIMD registers, or walk blocked or plain as the TLB model says for this count. */
 #define COUNTED(NAME)                                                                          \
     static void counted_pack_##NAME(const plan *p, char *typed, int64_t count, char *packed)   \
     {                                                                                          \
         plan_strided s;                                                                        \
         plan_tiles t;                                                                          \
+        plan_transpose tr;                                                                     \
         plan_strided_for_count(p, count, &s);                                                  \
-        if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))                \
+        if (plan_transpose_for(p, &s, &tr))                                                    \
+            walk_transpose(p, &s, &tr, typed, packed, true);                                 \
+        else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))           \
             blocked_pack_##NAME(&s, &t, typed, packed);                                        \
         else                                                                                   \
             pack_##NAME(&s, typed, packed);                                                    \
@@ -114,8 +138,11 @@ STRIDED_PAIR(any, s->block)
     {                                                                                          \
         plan_strided s;                                                                        \
         plan_tiles t;                                                                          \
+        plan_transpose tr;                                                                     \
         plan_strided_for_count(p, count, &s);                                                  \
-        if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))                \
+        if (plan_transpose_for(p, &s, &tr))                                                    \
+            walk_transpose(p, &s, &tr, typed, packed, false);                                 \
+        else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))           \
             blocked_unpack_##NAME(&s, &t, typed, packed);                                      \
         else                                                                                   \
             unpack_##NAME(&s, typed, packed);                                                  \

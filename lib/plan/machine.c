@@ -13,8 +13,8 @@
 static machine detected;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE",
-                                            "L1_SIZE",   "L2_SIZE",     "LLC_SIZE"};
+static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE",
+                                            "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES"};
 
 const char *machine_field_name(machine_field f) { return names[f]; }
 
@@ -92,6 +92,28 @@ static void detect_tlb(void)
 #endif
 }
 
+static void detect_simd(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2"))
+        set(MACHINE_SIMD, MACHINE_SIMD_AVX512, "cpuid");
+    else if (__builtin_cpu_supports("avx2"))
+        set(MACHINE_SIMD, MACHINE_SIMD_AVX2, "cpuid");
+#endif
+}
+
+/* A width the environment asks for, narrowed to one the CPU runs. */
+static int64_t supported_simd(int64_t wanted)
+{
+    int64_t widths[] = {MACHINE_SIMD_AVX512, MACHINE_SIMD_AVX2, MACHINE_SIMD_SCALAR};
+    for (int i = 0; i < 3; i++)
+        if (widths[i] <= wanted && widths[i] <= detected.value[MACHINE_SIMD])
+            return widths[i];
+    return MACHINE_SIMD_SCALAR;
+}
+
 static void detect(void)
 {
     set(MACHINE_PAGE, 4096, "default");
@@ -100,15 +122,19 @@ static void detect(void)
     set(MACHINE_L1, 32 << 10, "default");
     set(MACHINE_L2, 1 << 20, "default");
     set(MACHINE_LLC, 8 << 20, "default");
+    set(MACHINE_SIMD, MACHINE_SIMD_SCALAR, "default");
     set(MACHINE_PAGE, sysconf(_SC_PAGESIZE), "sysconf");
     detect_caches();
     detect_tlb();
+    detect_simd();
     for (int f = 0; f < MACHINE_FIELDS; f++) {
         char var[64];
         snprintf(var, sizeof var, "MEMCOMM_%s", names[f]);
         const char *text = getenv(var);
-        if (text && *text)
-            set((machine_field)f, parse_size(text), "env");
+        if (!text || !*text)
+            continue;
+        int64_t value = parse_size(text);
+        set((machine_field)f, f == MACHINE_SIMD ? supported_simd(value) : value, "env");
     }
 }
 

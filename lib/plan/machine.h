@@ -2,8 +2,9 @@
  *
  * Detected once per process: page size from sysconf, caches from sysfs, data-TLB entries
  * from cpuid leaf 0x18 where the CPU reports it (64 otherwise, as in the seed paper's
- * Origin2000). Every field can be set by an environment variable (docs/environment.md),
- * and records where its value came from, so `memcomm machine` can say so. The planner is a
+ * Origin2000), SIMD width from the CPU's feature flags. Every field can be set by an environment variable (docs/environment.md),
+ * and records where its value came from, so `memcomm machine` can say so (MEMCOMM_SIMD_BYTES can
+ * only narrow what the CPU has: an instruction it lacks would kill the process). The planner is a
  * pure function of (canonical form, machine), so tests pass machines of their own. */
 #ifndef MEMCOMM_MACHINE_H
 #define MEMCOMM_MACHINE_H
@@ -11,7 +12,11 @@
 #include <stdint.h>
 
 typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, MACHINE_LLC,
-               MACHINE_FIELDS } machine_field;
+               MACHINE_SIMD, MACHINE_FIELDS } machine_field;
+
+/* MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
+ * AVX-512 F, BW and VL; 32 means AVX2. */
+enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 
 typedef struct {
     int64_t value[MACHINE_FIELDS]; /* bytes, except MACHINE_TLB: entries */

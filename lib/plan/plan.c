@@ -102,6 +102,53 @@ bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entrie
     return true;
 }
 
+/* Pages a tile side of `n` rows `pitch` bytes apart, each `row_bytes` long, touches. */
+static int64_t tile_pages(int64_t n, int64_t pitch, int64_t row_bytes, int64_t page_size)
+{
+    pitch = llabs(pitch);
+    if (pitch >= page_size)
+        return n * ((row_bytes + page_size - 1) / page_size);
+    return ((n - 1) * pitch + row_bytes + page_size - 1) / page_size;
+}
+
+bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p->transpose || s->ndims < 2)
+        return false;
+    const int k = s->ndims;
+    const int64_t elem = s->block, n_o = s->count[k - 2], n_i = s->count[k - 1];
+    const int64_t s_i = s->stride[k - 1];
+    /* rows on lines of their own, and at least one whole micro-tile each way */
+    if (s->stride[k - 2] != elem || llabs(s_i) < p->line_size || n_o < 16 || n_i < 16)
+        return false;
+    /* the largest tile (a multiple of 16 elements, no larger than the matrix needs) whose
+     * input rows and output rows both stay mapped: their pages within the TLB */
+    const int64_t out_pitch = n_i * elem;
+    out->tile = 16;
+    for (int64_t t = 32; t <= 1024 && (out->tile < n_o || out->tile < n_i); t *= 2) {
+        int64_t pages = tile_pages(t, s_i, t * elem, p->page_size) +
+                        tile_pages(t, out_pitch, t * elem, p->page_size);
+        if (pages > p->tlb_entries)
+            break;
+        out->tile = t;
+    }
+    out->tile_pages = tile_pages(out->tile, s_i, out->tile * elem, p->page_size) +
+                      tile_pages(out->tile, out_pitch, out->tile * elem, p->page_size);
+    int64_t bytes = elem;
+    for (int d = 0; d < k; d++)
+        if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
+            bytes = INT64_MAX;
+    out->stream = bytes > p->l2_size / 2;
+    return true;
+}
+
+bool plan_records_walk(const plan *p, int64_t count, plan_strided *s)
+{
+    return p->records.size > 0 && plan_strided_for_count(p, count, s) && s->ndims == 1 &&
+           s->stride[0] >= p->records.span;
+}
+
 void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m, plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -110,6 +157,8 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->page_size = m->value[MACHINE_PAGE];
     out->tlb_entries = m->value[MACHINE_TLB];
     out->line_size = m->value[MACHINE_LINE];
+    out->l2_size = m->value[MACHINE_L2];
+    out->simd_bytes = m->value[MACHINE_SIMD];
     if (plan_as_strided(normal, &out->strided)) {
         out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;
         out->pack = out->kind == PLAN_CONTIG ? kernel_contig_pack
@@ -117,6 +166,8 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
         out->unpack = out->kind == PLAN_CONTIG ? kernel_contig_unpack
                                                : kernel_strided_unpack_for(out->strided.block);
         out->kernel_name = out->kind == PLAN_CONTIG ? "contiguous" : "strided";
+        if (out->kind == PLAN_STRIDED)
+            out->transpose = kernel_transpose_for(out->strided.block, out->simd_bytes);
         return;
     }
     if (plan_as_list(normal, &out->strided, &out->list)) {
@@ -124,6 +175,12 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
         out->pack = kernel_list_pack;
         out->unpack = kernel_list_unpack;
         out->kernel_name = "list";
+        if (out->simd_bytes >= MACHINE_SIMD_AVX2 && plan_records_for(&out->list, &out->records)) {
+            out->pack = kernel_records_pack; /* SSSE3, which every AVX2 CPU has */
+            if (out->simd_bytes >= MACHINE_SIMD_AVX512) /* masked byte stores */
+                out->unpack = kernel_records_unpack;
+            out->kernel_name = "records";
+        }
         return;
     }
     out->kind = PLAN_TREE;

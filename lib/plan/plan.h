@@ -38,6 +38,30 @@ typedef struct {
     int64_t pages_touched; /* R_p of the unblocked innermost loop */
 } plan_tiles;
 
+/* A transposing copy dst[c * dp + r * elem] = src[r * sp + c * elem] (r < rows, c < cols;
+ * pitches in bytes) through SIMD registers (kernel/transpose.c), in tiles of `tile` x `tile`
+ * elements, with non-temporal stores when `stream`. */
+typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_t dp,
+                                  int64_t rows, int64_t cols, int64_t tile, bool stream);
+
+/* How a transpose-like walk (the outer of the innermost two dims steps by one element, the
+ * inner by a row pitch) is copied: tiles whose rows' and columns' pages fit the TLB, streamed
+ * when the call moves more than half the L2 (input and output cannot both stay there). */
+typedef struct {
+    int64_t tile;
+    bool stream;
+    int64_t tile_pages; /* pages one tile touches, input and output */
+} plan_transpose;
+
+/* Records: a list whose fields lie within 16 bytes and pack into at most 16, moved with one
+ * byte shuffle per record (kernel/records.c). `gather` picks each packed byte from the
+ * record (from `first` on), `scatter` the other way; `written` marks the record's bytes. */
+typedef struct {
+    int64_t first, span, size;
+    uint8_t gather[16], scatter[16];
+    uint16_t written;
+} plan_records;
+
 typedef struct plan plan;
 
 /* Copies `count` instances between a typed buffer and packed bytes. */
@@ -48,10 +72,13 @@ struct plan {
     int64_t size, extent; /* packed bytes and extent of one instance */
     plan_strided strided; /* PLAN_CONTIG, PLAN_STRIDED; the dims around the list for PLAN_LIST */
     plan_list list;       /* PLAN_LIST */
+    plan_records records; /* PLAN_LIST with the records kernel */
     const ir_node *tree;  /* PLAN_TREE; lives in the analysis arena */
     plan_copy_fn pack, unpack;
+    plan_transpose_fn transpose; /* PLAN_STRIDED of 4- or 8-byte blocks, when SIMD has one */
     const char *kernel_name;
-    int64_t page_size, tlb_entries, line_size; /* the machine it was planned for */
+    /* the machine it was planned for */
+    int64_t page_size, tlb_entries, line_size, l2_size, simd_bytes;
 };
 
 /* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a
@@ -67,6 +94,18 @@ int64_t plan_pages_touched(int64_t W, int64_t S, int64_t n, int64_t page_size);
  * finely than it (an out-of-order, transpose-like walk). */
 bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entries,
                     int64_t line_size, plan_tiles *out);
+
+/* Whether a strided walk (after the call's count is added) is transpose-like and the plan has
+ * a transposing kernel for it; if so, its tiling. */
+bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out);
+
+/* The records kernel's shuffles for a list, if its fields fit (pure; in kernel/records.c
+ * because it builds SIMD masks). */
+bool plan_records_for(const plan_list *l, plan_records *out);
+
+/* Whether `count` instances are one dimension of records in ascending memory, apart by at
+ * least their span, as the records kernel needs; if so, that dimension in `s`. */
+bool plan_records_walk(const plan *p, int64_t count, plan_strided *s);
 
 /* Strided form of `count` instances: the per-instance dims with (count, extent) outside,
  * merged when instances continue the outermost dimension. False if it needs more dims. */

@@ -75,7 +75,9 @@ def bench(args: argparse.Namespace) -> int:
     if args.experiment != "pack":
         raise MemcommError(f"unknown experiment {args.experiment!r}: available: pack")
     build = runner.find_build(args.mpi)
-    bench_args = ["--reps", str(args.reps), "--n", str(args.n)]
+    bench_args = ["--reps", str(args.reps), "--sizes", args.sizes, "--scale", str(args.scale)]
+    if args.only:
+        bench_args += ["--only", args.only]
     result = runner.launch(build, 1, build.program("bench/bench_pack"), bench_args, capture=True)
     if result.returncode != 0:
         sys.stderr.write(result.stderr)
@@ -88,11 +90,14 @@ def bench(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(lines)
     rows = report.pack_rows(records)
-    print(
-        f"pack bandwidth, {build.mpi}, median of {args.reps} repetitions "
-        f"(memcomm/MPI > 1 means memcomm is faster)"
-    )
-    print(report.pack_table(rows))
+    for direction in ("pack", "unpack"):
+        print(
+            f"\n{direction} bandwidth (GB/s of packed bytes), {build.mpi}, median of {args.reps} "
+            f"repetitions (memcomm/MPI > 1 means memcomm is faster)"
+        )
+        print(report.pack_table(rows, direction))
+    print()
+    print(report.summary(rows))
     return 0
 
 
@@ -103,7 +108,7 @@ def demo(args: argparse.Namespace) -> int:
     if check(args) != 0:
         return 1
     print(f"\n== pack comparison on {args.mpi}")
-    args.experiment, args.reps, args.n = "pack", 15, 1024
+    args.experiment, args.reps, args.sizes, args.scale, args.only = "pack", 7, "1024,4096", 1, ""
     return bench(args)
 
 
@@ -126,8 +131,16 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
         if name == "bench":
             p.add_argument("experiment", help="pack")
-            p.add_argument("--reps", type=int, default=15, help="timed repetitions (median)")
-            p.add_argument("--n", type=int, default=1024, help="matrix side of the patterns")
+            p.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")
+            p.add_argument(
+                "--sizes",
+                default="512,1024,2048,4096,8192",
+                help="transpose sides, comma-separated",
+            )
+            p.add_argument(
+                "--scale", type=int, default=1, help="divide the other patterns' sizes (1-64)"
+            )
+            p.add_argument("--only", default="", help="only patterns whose name contains this")
     return top
 
 

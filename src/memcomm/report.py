@@ -1,38 +1,57 @@
-"""Turn benchmark records into what a person reads: medians, ratios, a text table."""
+"""Turn benchmark records into what a person reads: medians, ratios, text tables."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+# Methods without a direction (bench_pack measures them once, with the pack records).
+UNDIRECTED = ("memcpy", "lines")
 
 
 @dataclass(frozen=True)
 class PackRow:
-    """One pattern of the pack benchmark: median seconds per method, bytes per call."""
+    """One pattern of the pack benchmark: median seconds per method and direction."""
 
     pattern: str
     bytes: int
-    median_s: dict[str, float]
+    pack_s: dict[str, float] = field(default_factory=dict)
+    unpack_s: dict[str, float] = field(default_factory=dict)
 
-    def gbps(self, method: str) -> float:
-        return self.bytes / self.median_s[method] / 1e9
+    def seconds(self, method: str, direction: str = "pack") -> float:
+        if direction == "pack" or method in UNDIRECTED:
+            return self.pack_s[method]
+        return self.unpack_s[method]
 
-    def ratio(self, method: str, baseline: str) -> float:
+    def has(self, method: str, direction: str = "pack") -> bool:
+        table = self.pack_s if direction == "pack" or method in UNDIRECTED else self.unpack_s
+        return method in table
+
+    def gbps(self, method: str, direction: str = "pack") -> float:
+        return self.bytes / self.seconds(method, direction) / 1e9
+
+    def ratio(self, method: str, baseline: str, direction: str = "pack") -> float:
         """How many times faster `method` is than `baseline` (by median time)."""
-        return self.median_s[baseline] / self.median_s[method]
+        return self.seconds(baseline, direction) / self.seconds(method, direction)
 
 
 def pack_rows(records: Iterable[dict[str, Any]]) -> list[PackRow]:
     """Group pack records by pattern, in the order the patterns first appear."""
-    by_pattern: dict[str, dict[str, Any]] = {}
+    rows: dict[str, PackRow] = {}
     for record in records:
         if record.get("experiment") != "pack":
             continue
-        entry = by_pattern.setdefault(record["pattern"], {"bytes": record["bytes"], "m": {}})
-        entry["m"][record["method"]] = statistics.median(record["seconds"])
-    return [PackRow(name, e["bytes"], e["m"]) for name, e in by_pattern.items()]
+        row = rows.setdefault(record["pattern"], PackRow(record["pattern"], record["bytes"]))
+        table = row.unpack_s if record.get("direction") == "unpack" else row.pack_s
+        table[record["method"]] = statistics.median(record["seconds"])
+    return list(rows.values())
+
+
+def geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -48,28 +67,53 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def pack_table(rows: Sequence[PackRow]) -> str:
-    header = [
-        "pattern",
-        "MB",
-        "memcpy GB/s",
-        "MPI GB/s",
-        "manual GB/s",
-        "memcomm GB/s",
-        "memcomm/MPI",
-        "memcomm/memcpy",
-    ]
-    body = [
-        [
-            r.pattern,
-            f"{r.bytes / 1e6:.2f}",
-            f"{r.gbps('memcpy'):.2f}",
-            f"{r.gbps('mpi'):.2f}",
-            f"{r.gbps('manual'):.2f}",
-            f"{r.gbps('memcomm'):.2f}",
-            f"{r.ratio('memcomm', 'mpi'):.2f}x",
-            f"{r.ratio('memcomm', 'memcpy') * 100:.0f}%",
+def _gbps(row: PackRow, method: str, direction: str) -> str:
+    return f"{row.gbps(method, direction):.2f}" if row.has(method, direction) else "-"
+
+
+def pack_table(rows: Sequence[PackRow], direction: str = "pack") -> str:
+    """GB/s of every method (of the packed bytes) and memcomm's ratios to the baselines.
+
+    `memcomm/lines` is memcomm's bandwidth as a share of reading the touched cache lines once:
+    for sparse layouts that, not memcpy, is the ceiling.
+    """
+    methods = ["mpi", "manual", "manual-blocked", "memcomm"]
+    header = ["pattern", "MB", "memcpy", "lines", *methods]
+    header = [h if h in ("pattern", "MB") else f"{h} GB/s" for h in header]
+    header += ["memcomm/MPI", "memcomm/memcpy", "memcomm/lines"]
+    if direction == "unpack":
+        header.append("unpack/pack")
+    body = []
+    for r in rows:
+        if not r.has("memcomm", direction):
+            continue
+        cells = [r.pattern, f"{r.bytes / 1e6:.2f}"]
+        cells += [_gbps(r, m, direction) for m in ["memcpy", "lines", *methods]]
+        cells += [
+            f"{r.ratio('memcomm', 'mpi', direction):.2f}x",
+            f"{r.ratio('memcomm', 'memcpy', direction) * 100:.0f}%",
+            f"{r.ratio('memcomm', 'lines', direction) * 100:.0f}%" if r.has("lines") else "-",
         ]
-        for r in rows
-    ]
+        if direction == "unpack":
+            cells.append(f"{r.seconds('memcomm', 'pack') / r.seconds('memcomm', 'unpack'):.2f}")
+        body.append(cells)
     return format_table(header, body)
+
+
+def summary(rows: Sequence[PackRow]) -> str:
+    """memcomm against the MPI over all patterns: geometric mean and the worst case."""
+    lines = []
+    for direction in ("pack", "unpack"):
+        ratios = [
+            (r.ratio("memcomm", "mpi", direction), r.pattern)
+            for r in rows
+            if r.has("memcomm", direction) and r.has("mpi", direction)
+        ]
+        if not ratios:
+            continue
+        worst = min(ratios)
+        lines.append(
+            f"{direction}: memcomm/MPI geometric mean {geomean([x for x, _ in ratios]):.2f}x over "
+            f"{len(ratios)} patterns; lowest {worst[0]:.2f}x ({worst[1]})"
+        )
+    return "\n".join(lines)

@@ -36,7 +36,43 @@ typedef struct {
     char detail[512];
     bool unpack_checked, fault;
     memcomm_type_info info;
+    char call_kernel[16]; /* the walk chosen for this count (memcomm_type_explain) */
 } trial;
+
+/* The kernel memcomm_type_explain names for `count` instances: "kernel: <name>: ...". */
+static void call_kernel(MPI_Datatype t, int64_t count, char *name, size_t cap)
+{
+    static char text[8192];
+    snprintf(name, cap, "-");
+    if (memcomm_type_explain(t, count, text, sizeof text) < 0)
+        return;
+    const char *at = strstr(text, "kernel: ");
+    if (!at)
+        return;
+    at += strlen("kernel: ");
+    size_t len = strcspn(at, ": (\n");
+    snprintf(name, cap, "%.*s", (int)len, at);
+}
+
+/* The walks a call can take, as memcomm_type_explain names them. */
+static const char *kernel_names[] = {"contiguous", "strided", "blocked", "transpose",
+                                     "records",    "list",    "tree"};
+enum { KERNELS = sizeof kernel_names / sizeof kernel_names[0] };
+
+static int kernel_index(const char *name)
+{
+    for (int k = 0; k < KERNELS; k++)
+        if (!strcmp(name, kernel_names[k]))
+            return k;
+    return KERNELS - 1;
+}
+
+static bool machine_has_simd(void)
+{
+    char json[1024];
+    return memcomm_machine_json(json, sizeof json) > 0 &&
+           !strstr(json, "\"SIMD_BYTES\": {\"value\": 8,");
+}
 
 static uint64_t mix(uint64_t seed, uint64_t index)
 {
@@ -184,6 +220,7 @@ static outcome run_trial(const recipe *r, trial *tr)
     MPI_Type_get_extent_x(t, &lb, &extent);
     MPI_Type_get_true_extent_x(t, &tlb, &textent);
     memcomm_type_info_get(t, &tr->info);
+    call_kernel(t, tr->count, tr->call_kernel, sizeof tr->call_kernel);
     int64_t reach = (tr->count - 1) * extent;
     int64_t lo = tlb + (reach < 0 ? reach : 0), hi = tlb + textent + (reach > 0 ? reach : 0);
     if (size == 0) /* an empty type touches nothing; its true bounds are not meaningful */
@@ -306,6 +343,7 @@ int main(int argc, char **argv)
 
     long long types = 1000, first = -1;
     int depth = 4, verbose = 0;
+    const char *required = ""; /* kernels that must be reached, e.g. "list,tree" */
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--types"))
@@ -320,10 +358,12 @@ int main(int argc, char **argv)
             verbose = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--inject-fault"))
             inject_fault = atoi(argv[i + 1]) != 0;
+        else if (!strcmp(argv[i], "--require-kernels"))
+            required = argv[i + 1];
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: difftest [--types N] [--seed S] [--first G] [--depth D] [--verbose 1] "
-                                "[--inject-fault 1]\n");
+                                "[--inject-fault 1] [--require-kernels a,b,...]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -332,9 +372,9 @@ int main(int argc, char **argv)
         printf("difftest: seed %" PRIu64 ", %lld types per rank on %d ranks, depth %d\n", seed,
                types, nranks, depth);
 
-    long long tally[16] = {0};
-    enum { PASSED, FAILED, SKIPPED, HANDLED, UNPACKED, K_CONTIG, K_STRIDED, K_LIST, K_TREE, DECLINED_KNOWN,
-           DECLINED_OTHER, SKIP_BASE, TALLIES = SKIP_BASE + SKIP_REASONS };
+    enum { PASSED, FAILED, SKIPPED, HANDLED, UNPACKED, DECLINED_KNOWN, DECLINED_OTHER, K_BASE,
+           SKIP_BASE = K_BASE + KERNELS, TALLIES = SKIP_BASE + SKIP_REASONS };
+    long long tally[TALLIES] = {0};
     /* rank r checks types [first + r*types, first + (r+1)*types) */
     int64_t base = (first >= 0 ? first : 0) + (int64_t)rank * types;
     for (int64_t g = base; g < base + types; g++) {
@@ -361,10 +401,7 @@ int main(int argc, char **argv)
             tally[UNPACKED] += tr.unpack_checked;
             if (tr.info.handled) {
                 tally[HANDLED]++;
-                tally[!strcmp(tr.info.kernel, "contiguous") ? K_CONTIG
-                      : !strcmp(tr.info.kernel, "strided")  ? K_STRIDED
-                      : !strcmp(tr.info.kernel, "list")     ? K_LIST
-                                                            : K_TREE]++;
+                tally[K_BASE + kernel_index(tr.call_kernel)]++;
             } else if (strncmp(tr.info.reason, "the MPI ", 8) == 0) {
                 /* a documented behaviour of this MPI that memcomm cannot reproduce (decode.c):
                  * handed to the MPI, and still compared above */
@@ -386,7 +423,7 @@ int main(int argc, char **argv)
     memcomm_stats_get(&stats);
     for (int k = 0; k < SKIP_REASONS; k++)
         tally[SKIP_BASE + k] = skips[k];
-    long long total[16];
+    long long total[TALLIES];
     MPI_Reduce(tally, total, TALLIES, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     int exit_code = 0;
     if (rank == 0) {
@@ -397,10 +434,22 @@ int main(int argc, char **argv)
                tested, total[UNPACKED], total[SKIPPED], total[SKIP_BASE + SKIP_REFUSED],
                total[SKIP_BASE + SKIP_TOO_LARGE], total[SKIP_BASE + SKIP_MPI_BUG],
                total[SKIP_BASE + SKIP_MPI_VARIES]);
-        printf("difftest: memcomm packed %lld itself (contiguous %lld, strided %lld, list %lld, tree %lld), "
-               "handed %lld to the MPI for its documented behaviours, %lld for other reasons\n",
-               total[HANDLED], total[K_CONTIG], total[K_STRIDED], total[K_LIST], total[K_TREE],
+        printf("difftest: memcomm packed %lld itself (", total[HANDLED]);
+        for (int k = 0; k < KERNELS; k++)
+            printf("%s%s %lld", k ? ", " : "", kernel_names[k], total[K_BASE + k]);
+        printf("), handed %lld to the MPI for its documented behaviours, %lld for other reasons\n",
                total[DECLINED_KNOWN], total[DECLINED_OTHER]);
+        /* each kernel asked for must have been compared at least once */
+        for (int k = 0; k < KERNELS; k++)
+            if (strstr(required, kernel_names[k]) && total[K_BASE + k] == 0) {
+                if ((!strcmp(kernel_names[k], "transpose") || !strcmp(kernel_names[k], "records")) &&
+                    !machine_has_simd()) {
+                    printf("difftest: note: no SIMD on this machine, so no %s kernel\n", kernel_names[k]);
+                    continue;
+                }
+                printf("difftest: no type reached the %s kernel\n", kernel_names[k]);
+                exit_code = 1;
+            }
         printf("difftest: %lld passed, %lld failed\n", total[PASSED], total[FAILED]);
         /* a run where memcomm declined many types, or compared few, proves little (on Open MPI
          * 5.0.11 about 28% go to the MPI for its documented behaviours, mostly complex and

@@ -77,8 +77,32 @@ static void random_darray(rng *r, recipe *x)
     x->rank = (int)rng_range(r, 0, x->nprocs - 1);
 }
 
+/* A matrix transpose in the usual MPI idiom, contiguous(cols, resized(vector(rows, 1, pitch,
+ * elem), 0, sizeof elem)): the layout the transposing kernel is for. Random types would
+ * almost never have its shape. */
+static recipe *random_transpose(rng *r)
+{
+    static const int elems[] = {3, 4, 5, 6}; /* MPI_INT, MPI_FLOAT, MPI_DOUBLE, MPI_INT64_T */
+    recipe *column = new_recipe(R_VECTOR), *leaf = new_recipe(R_BASIC);
+    leaf->basic = elems[rng_range(r, 0, 3)];
+    column->count = rng_range(r, 12, 40);
+    column->blocklen = 1;
+    column->stride = (rng_range(r, 0, 3) ? 1 : -1) * rng_range(r, 16, 48);
+    column->kids[0] = leaf;
+    recipe *narrow = new_recipe(R_RESIZED);
+    narrow->lb = 0;
+    narrow->extent = leaf->basic <= 4 ? 4 : 8; /* the element's size */
+    narrow->kids[0] = column;
+    recipe *x = new_recipe(R_CONTIGUOUS);
+    x->count = rng_range(r, 12, 40);
+    x->kids[0] = narrow;
+    return x;
+}
+
 recipe *recipe_random(rng *r, int depth)
 {
+    if (depth >= 3 && rng_range(r, 0, 40) == 0)
+        return random_transpose(r);
     if (depth == 0 || rng_range(r, 0, 5) == 0) {
         recipe *x = new_recipe(R_BASIC);
         x->basic = (int)rng_range(r, 0, recipe_basic_count() - 1);

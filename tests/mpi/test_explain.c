@@ -33,8 +33,36 @@ int main(int argc, char **argv)
     CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
     CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
     CHECK_SAYS(t, "W = 8 B, S = 8192 B, n = 1024, P_s = 4096 B -> R_p = 1024 pages >= T_p = 64");
-    CHECK_SAYS(t, "cache-blocked");
-    CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
+    /* with SIMD registers, a register transpose; without, the seed's cache-blocked walk */
+    char machine[1024];
+    CHECK(memcomm_machine_json(machine, sizeof machine) > 0);
+    if (strstr(machine, "\"SIMD_BYTES\": {\"value\": 8,")) {
+        CHECK_SAYS(t, "kernel: blocked");
+        CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
+    } else {
+        CHECK_SAYS(t, "kernel: transpose");
+        CHECK_SAYS(t, "tiles of 32 x 32 elements touch 64 pages (TLB 64 entries)");
+        CHECK_SAYS(t, "non-temporal stores");
+        /* 64 x 64 doubles: the tile grows until its pages fill the TLB, the output fits */
+        MPI_Datatype small_column, small;
+        MPI_Type_vector(64, 1, 64, MPI_DOUBLE, &small_column);
+        MPI_Type_create_resized(small_column, 0, sizeof(double), &small);
+        MPI_Type_commit(&small);
+        CHECK_SAYS(explain(small, 64), "tiles of 64 x 64 elements touch 16 pages");
+        CHECK_SAYS(explain(small, 64), "cached stores");
+        MPI_Type_free(&small_column);
+        MPI_Type_free(&small);
+        /* records of {int, double}: one shuffle each */
+        int one[2] = {1, 1};
+        MPI_Aint at[2] = {0, 8};
+        MPI_Datatype fields[2] = {MPI_INT, MPI_DOUBLE}, pair, record;
+        MPI_Type_create_struct(2, one, at, fields, &pair);
+        MPI_Type_create_resized(pair, 0, 16, &record);
+        MPI_Type_commit(&record);
+        CHECK_SAYS(explain(record, 100), "kernel: records: 12-byte records of 16 bytes' span, one 16 B apart");
+        MPI_Type_free(&pair);
+        MPI_Type_free(&record);
+    }
     /* one column alone: a single dimension, nothing to reorder */
     CHECK_SAYS(explain(transpose, 1), "one dimension: walked in memory order");
     /* rows of a submatrix: already in memory order */

@@ -75,15 +75,23 @@ def test_check_runs_the_differential_test(mpi: str) -> None:
 @pytest.mark.parametrize("mpi", BUILT)
 def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "pack.jsonl"
-    result = run_cli("bench", "pack", "--mpi", mpi, "--reps", "3", "--n", "64", "--json", str(out))
+    result = run_cli(
+        "bench", "pack", "--mpi", mpi, "--reps", "3", "--sizes", "64", "--scale", "64",
+        "--json", str(out),
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     methods = {r["method"] for r in records}
-    assert methods == {"memcpy", "mpi", "manual", "memcomm"}
+    assert methods == {"memcpy", "lines", "mpi", "manual", "manual-blocked", "memcomm"}
+    assert {r["direction"] for r in records} == {"pack", "unpack"}
+    patterns = {r["pattern"] for r in records}
+    for kind in ("transpose", "column", "face", "struct", "particles", "FFT", "LU"):
+        assert any(kind in p for p in patterns), kind
     for r in records:
         assert r["mpi"] == mpi and r["bytes"] > 0
         assert len(r["seconds"]) == 3 and all(s > 0 for s in r["seconds"])
-    assert "memcomm/MPI" in result.stdout
+    assert "memcomm/MPI geometric mean" in result.stdout
+    assert "unpack/pack" in result.stdout
 
 
 @pytest.mark.parametrize("mpi", BUILT)
@@ -92,13 +100,27 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
     assert result.returncode == 0, result.stderr
     model = json.loads(result.stdout)
     assert model["PAGE_SIZE"] == {"value": os.sysconf("SC_PAGE_SIZE"), "source": "sysconf"}
-    assert set(model) == {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE", "L2_SIZE", "LLC_SIZE"}
+    assert set(model) == {
+        "PAGE_SIZE",
+        "TLB_ENTRIES",
+        "LINE_SIZE",
+        "L1_SIZE",
+        "L2_SIZE",
+        "LLC_SIZE",
+        "SIMD_BYTES",
+    }
     assert all(field["value"] > 0 for field in model.values())
+    assert model["SIMD_BYTES"]["value"] in (8, 32, 64)
 
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_machine_values_can_be_overridden(mpi: str) -> None:
-    env = {**os.environ, "MEMCOMM_TLB_ENTRIES": "1536", "MEMCOMM_L2_SIZE": "2M"}
+    env = {
+        **os.environ,
+        "MEMCOMM_TLB_ENTRIES": "1536",
+        "MEMCOMM_L2_SIZE": "2M",
+        "MEMCOMM_SIMD_BYTES": "8",
+    }
     result = subprocess.run(
         [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", mpi, "--json"],
         cwd=ROOT,
@@ -110,3 +132,20 @@ def test_machine_values_can_be_overridden(mpi: str) -> None:
     model = json.loads(result.stdout)
     assert model["TLB_ENTRIES"] == {"value": 1536, "source": "env"}
     assert model["L2_SIZE"] == {"value": 2 << 20, "source": "env"}
+    assert model["SIMD_BYTES"] == {"value": 8, "source": "env"}
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_simd_width_can_only_be_narrowed(mpi: str) -> None:
+    """Asking for wider registers than the CPU has must not select instructions it lacks."""
+    detected = json.loads(run_cli("machine", "--mpi", mpi, "--json").stdout)["SIMD_BYTES"]["value"]
+    env = {**os.environ, "MEMCOMM_SIMD_BYTES": "4096"}
+    result = subprocess.run(
+        [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", mpi, "--json"],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert json.loads(result.stdout)["SIMD_BYTES"]["value"] == detected

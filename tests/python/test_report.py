@@ -5,10 +5,13 @@ import pytest
 from memcomm import report
 
 
-def record(method: str, seconds: list[float], pattern: str = "p") -> dict[str, object]:
+def record(
+    method: str, seconds: list[float], pattern: str = "p", direction: str = "pack"
+) -> dict[str, object]:
     return {
         "experiment": "pack",
         "pattern": pattern,
+        "direction": direction,
         "method": method,
         "bytes": 8_000_000,
         "seconds": seconds,
@@ -25,9 +28,37 @@ def test_pack_rows_take_the_median_per_method() -> None:
         ]
     )
     (row,) = rows
-    assert row.median_s == {"memcpy": 0.002, "mpi": 0.009, "manual": 0.004, "memcomm": 0.003}
+    assert row.pack_s == {"memcpy": 0.002, "mpi": 0.009, "manual": 0.004, "memcomm": 0.003}
     assert row.gbps("memcpy") == 8_000_000 / 0.002 / 1e9
     assert row.ratio("memcomm", "mpi") == pytest.approx(3.0)
+
+
+def test_unpack_rows_borrow_the_undirected_baselines() -> None:
+    (row,) = report.pack_rows(
+        [
+            record("memcpy", [0.002]),
+            record("memcomm", [0.004]),
+            record("mpi", [0.012], direction="unpack"),
+            record("memcomm", [0.006], direction="unpack"),
+        ]
+    )
+    assert row.ratio("memcomm", "mpi", "unpack") == pytest.approx(2.0)
+    assert row.ratio("memcomm", "memcpy", "unpack") == pytest.approx(1 / 3)
+    table = report.pack_table([row], "unpack")
+    assert "0.67" in table.splitlines()[2]  # unpack/pack: 0.004 / 0.006
+
+
+def test_summary_gives_geomean_and_worst_pattern() -> None:
+    rows = report.pack_rows(
+        [
+            record("mpi", [4.0], "a"),
+            record("memcomm", [1.0], "a"),
+            record("mpi", [1.0], "b"),
+            record("memcomm", [1.0], "b"),
+        ]
+    )
+    text = report.summary(rows)
+    assert "geometric mean 2.00x over 2 patterns; lowest 1.00x (b)" in text
 
 
 def test_pack_rows_keep_pattern_order_and_skip_other_experiments() -> None:

@@ -22,10 +22,11 @@ static const ir_node *random_tree(ir_arena *a, int depth)
     int kind = depth == 0 ? (pick(0, 3) ? 0 : 3) : (int)pick(0, 3);
     if (kind == 0)
         return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3}[pick(0, 5)] : pick(0, 40));
-    if (kind == 1 && pick(0, 3) == 0) { /* transpose-like: fine outer steps, long inner ones */
-        int64_t b = (int64_t[]){1, 4, 8, 16, 3}[pick(0, 4)];
-        const ir_node *rows = ir_loop(a, 0, pick(4, 40), pick(64, 400), ir_block(a, 0, b));
-        return ir_loop(a, off, pick(2, 12), b * pick(1, 2), rows);
+    if (kind == 1 && pick(0, 1) == 0) { /* transpose-like: fine outer steps, long inner ones */
+        int64_t b = (int64_t[]){1, 4, 8, 16, 3, 4, 8}[pick(0, 6)];
+        const ir_node *rows = ir_loop(a, 0, pick(4, 40), pick(0, 3) ? pick(64, 400) : -pick(64, 400),
+                                      ir_block(a, 0, b));
+        return ir_loop(a, off, pick(2, 40), b * pick(1, 2), rows);
     }
     if (kind == 1) {
         const ir_node *child = random_tree(a, depth - 1);
@@ -35,11 +36,13 @@ static const ir_node *random_tree(ir_arena *a, int depth)
     if (kind == 3) { /* a list: sometimes regular, sometimes with adjacent or empty entries */
         int64_t n = pick(0, 6), at = pick(-8, 8), len = pick(1, 8);
         int64_t *offs = ir_arena_alloc(a, sizeof *offs * 8), *lens = ir_arena_alloc(a, sizeof *lens * 8);
-        bool regular = pick(0, 2) == 0;
+        int shape = (int)pick(0, 2); /* irregular, regular, or a record of small fields */
         for (int64_t i = 0; i < n; i++) {
-            lens[i] = regular ? len : pick(0, 12);
+            lens[i] = shape == 1 ? len : shape == 2 ? (int64_t[]){1, 2, 4, 8, 0}[pick(0, 4)] : pick(0, 12);
             offs[i] = at;
-            at += regular ? len + 4 : pick(-20, 30) + (pick(0, 1) ? lens[i] : 0);
+            at += shape == 1   ? len + 4
+                  : shape == 2 ? lens[i] + pick(0, 3) - (pick(0, 5) ? 0 : 2 * lens[i]) /* some unordered */
+                               : pick(-20, 30) + (pick(0, 1) ? lens[i] : 0);
         }
         return ir_list(a, off, n, offs, lens);
     }
@@ -107,18 +110,20 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
 int main(void)
 {
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
-    int kinds[4] = {0}, blocked = 0;
+    int kinds[4] = {0}, blocked = 0, transposed = 0, streamed = 0, records = 0;
+    const int64_t simd = machine_get()->value[MACHINE_SIMD];
     machine tiny = *machine_get();
     tiny.value[MACHINE_PAGE] = 64;
     tiny.value[MACHINE_TLB] = 4;
     tiny.value[MACHINE_LINE] = 16;
+    tiny.value[MACHINE_L2] = 1024; /* small outputs are streamed too */
     for (int trial = 0; trial < 20000; trial++) {
         state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
         ir_arena a;
         ir_arena_init(&a, 1 << 22);
         const ir_node *raw = random_tree(&a, (int)pick(1, 4));
         int64_t extent = pick(0, 3) ? raw->size : pick(-32, 160);
-        int64_t count = pick(1, 3);
+        int64_t count = pick(0, 3) ? pick(1, 3) : pick(4, 40); /* sometimes many records */
         if (raw->size * count > SPAN / 4) {
             ir_arena_free(&a);
             continue;
@@ -127,13 +132,24 @@ int main(void)
         CHECK(normal && normal->size == raw->size);
         /* a tiny machine (64-byte pages, 4 TLB entries) so that small layouts reach the
          * cache-blocked walk as well */
+        /* each SIMD width this CPU runs, down to scalar */
+        machine m = trial % 2 ? tiny : *machine_get();
+        int64_t widths[] = {MACHINE_SIMD_SCALAR, MACHINE_SIMD_AVX2, MACHINE_SIMD_AVX512};
+        m.value[MACHINE_SIMD] = widths[trial / 2 % 3] <= simd ? widths[trial / 2 % 3] : simd;
         plan p;
-        plan_build(normal, raw->size, extent, trial % 2 ? &tiny : machine_get(), &p);
+        plan_build(normal, raw->size, extent, &m, &p);
         plan_strided s_count;
         plan_tiles tiles;
-        if ((p.kind == PLAN_STRIDED) && plan_strided_for_count(&p, count, &s_count) &&
-            plan_tiles_for(&s_count, p.page_size, p.tlb_entries, p.line_size, &tiles))
-            blocked++;
+        plan_transpose tr;
+        if (p.pack == kernel_records_pack && plan_records_walk(&p, count, &s_count))
+            records++;
+        if (p.kind == PLAN_STRIDED && plan_strided_for_count(&p, count, &s_count)) {
+            if (plan_transpose_for(&p, &s_count, &tr)) {
+                transposed++;
+                streamed += tr.stream;
+            } else if (plan_tiles_for(&s_count, p.page_size, p.tlb_entries, p.line_size, &tiles))
+                blocked++;
+        }
         kinds[p.kind]++;
 
         for (int i = 0; i < SPAN; i++)
@@ -141,10 +157,18 @@ int main(void)
         char *out = want;
         for (int64_t i = 0; i < count; i++)
             reference(raw, typed + ORIGIN + i * extent, &out);
-        memset(got, 0, SPAN);
-        p.pack(&p, typed + ORIGIN, count, got);
-        bool same = memcmp(want, got, (size_t)(raw->size * count)) == 0;
+        /* packed buffers at any alignment (streamed stores need aligned lines) */
+        char *packed = got + pick(0, 15);
+        memset(got, 0x77, SPAN); /* not 0: shuffles write zeros where they have no byte */
+        p.pack(&p, typed + ORIGIN, count, packed);
+        const int64_t bytes = raw->size * count;
+        bool same = memcmp(want, packed, (size_t)bytes) == 0;
         CHECK(same);
+        /* nothing written around the packed bytes (wide stores must stop at the end) */
+        bool fenced = true;
+        for (char *at = got; at < packed + bytes + 64 && fenced; at++)
+            fenced = (at >= packed && at < packed + bytes) || *at == 0x77;
+        CHECK(fenced);
         if (!same) {
             char text[512];
             ir_format(raw, text, sizeof text);
@@ -163,8 +187,13 @@ int main(void)
         for (int i = 0; i < SPAN; i++)
             covered_bytes += covered[i];
         if (covered_bytes == raw->size * count) {
+            /* from a buffer of exactly the packed bytes: in sanitizer builds, a wide load
+             * past the end is an error */
+            char *exact_packed = malloc((size_t)bytes + 1);
+            memcpy(exact_packed, packed, (size_t)bytes);
             memset(restored, 0x5A, SPAN);
-            p.unpack(&p, restored + ORIGIN, count, got);
+            p.unpack(&p, restored + ORIGIN, count, exact_packed);
+            free(exact_packed);
             bool exact = true;
             for (int i = 0; i < SPAN && exact; i++)
                 exact = restored[i] == (covered[i] ? typed[i] : 0x5A);
@@ -172,9 +201,13 @@ int main(void)
         }
         ir_arena_free(&a);
     }
-    printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked), list %d, tree %d\n",
-           kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, kinds[PLAN_LIST], kinds[PLAN_TREE]);
+    printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
+           "%d of them streamed), list %d (%d as records), tree %d; SIMD up to %lld bytes\n",
+           kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, kinds[PLAN_LIST],
+           records, kinds[PLAN_TREE], (long long)simd);
     CHECK(blocked > 100);
+    if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
+        CHECK(transposed > 100 && streamed > 20 && records > 100);
     /* every kernel is reached, so every kernel is checked */
     CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_LIST] > 100 &&
           kinds[PLAN_TREE] > 100);

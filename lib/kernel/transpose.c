@@ -1,0 +1,204 @@
+/* Transposing copies: dst[c][r] = src[r][c] for 4- and 8-byte elements, through SIMD
+ * registers.
+ *
+ * A strided walk whose outer step is one element and whose inner step is a row pitch (a
+ * matrix transpose, an FFT redistribution) touches one element per cache line and one line
+ * per page in its inner loop. Here a micro-tile of rows is loaded with full-width loads,
+ * transposed in registers, and stored as whole 64-byte output lines, so every line is read
+ * and written once. Micro-tiles are grouped into tiles of `tile` x `tile` elements whose
+ * pages fit the TLB (plan_transpose_for). With `stream`, the output lines go out with
+ * non-temporal stores: they bypass the caches and skip the read-for-ownership, which is
+ * what memcpy does for large copies.
+ *
+ * Edges (rows before the first aligned output line, the last partial micro-tiles) are copied
+ * element by element. Instruction sets are chosen at run time (machine SIMD width); each
+ * kernel is compiled for its own target, so one binary runs on any x86-64. */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define MEMCOMM_X86 1
+#else
+#define MEMCOMM_X86 0
+#endif
+
+/* Rows [r0, r1) x cols [c0, c1), one element at a time. */
+static inline __attribute__((always_inline)) void
+edge(const char *src, int64_t sp, char *dst, int64_t dp, int64_t r0, int64_t r1, int64_t c0,
+     int64_t c1, int64_t elem)
+{
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t c = c0; c < c1; c++)
+            memcpy(dst + c * dp + r * elem, src + r * sp + c * elem, (size_t)elem);
+}
+
+#if MEMCOMM_X86
+
+/* 8 rows x 8 doubles -> 8 output lines of 8 (AVX-512). */
+__attribute__((target("avx512f"), always_inline)) static inline void
+micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+{
+    __m512d r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        r[i] = _mm512_loadu_pd(s + i * sp);
+    for (int i = 0; i < 8; i += 2) { /* pairs of rows interleaved */
+        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) { /* 128-bit lanes of row pairs */
+        u[i] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0x88);
+        u[i + 1] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0x88);
+        u[i + 2] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0xdd);
+        u[i + 3] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0xdd);
+    }
+    for (int i = 0; i < 4; i++) { /* column i and column i + 4 */
+        __m512d lo = _mm512_shuffle_f64x2(u[i], u[i + 4], 0x88);
+        __m512d hi = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
+        if (nt) {
+            _mm512_stream_pd((double *)(d + i * dp), lo);
+            _mm512_stream_pd((double *)(d + (i + 4) * dp), hi);
+        } else {
+            _mm512_storeu_pd(d + i * dp, lo);
+            _mm512_storeu_pd(d + (i + 4) * dp, hi);
+        }
+    }
+}
+
+/* 4 rows x 4 doubles, transposed in registers (AVX2). */
+__attribute__((target("avx2"), always_inline)) static inline void
+transpose_d4x4_avx2(const char *s, int64_t sp, __m256d out[4])
+{
+    __m256d r0 = _mm256_loadu_pd((const double *)s), r1 = _mm256_loadu_pd((const double *)(s + sp));
+    __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sp));
+    __m256d r3 = _mm256_loadu_pd((const double *)(s + 3 * sp));
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    out[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    out[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    out[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* 8 rows x 4 doubles -> 4 output lines of 8: two 4x4 transposes, each line stored whole
+ * (its two halves back to back, which keeps write-combining buffers from splitting it). */
+__attribute__((target("avx2"), always_inline)) static inline void
+micro_d8x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+{
+    __m256d top[4], bottom[4];
+    transpose_d4x4_avx2(s, sp, top);
+    transpose_d4x4_avx2(s + 4 * sp, sp, bottom);
+    for (int i = 0; i < 4; i++) {
+        double *line = (double *)(d + i * dp);
+        if (nt) {
+            _mm256_stream_pd(line, top[i]);
+            _mm256_stream_pd(line + 4, bottom[i]);
+        } else {
+            _mm256_storeu_pd(line, top[i]);
+            _mm256_storeu_pd(line + 4, bottom[i]);
+        }
+    }
+}
+
+/* 8 rows x 8 floats, transposed in registers (AVX2). */
+__attribute__((target("avx2"), always_inline)) static inline void
+transpose_f8x8_avx2(const char *s, int64_t sp, __m256 out[8])
+{
+    __m256 r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        r[i] = _mm256_loadu_ps((const float *)(s + i * sp));
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) {
+        out[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        out[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+
+/* 16 rows x 8 floats -> 8 output lines of 16. */
+__attribute__((target("avx2"), always_inline)) static inline void
+micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+{
+    __m256 top[8], bottom[8];
+    transpose_f8x8_avx2(s, sp, top);
+    transpose_f8x8_avx2(s + 8 * sp, sp, bottom);
+    for (int i = 0; i < 8; i++) {
+        float *line = (float *)(d + i * dp);
+        if (nt) {
+            _mm256_stream_ps(line, top[i]);
+            _mm256_stream_ps(line + 8, bottom[i]);
+        } else {
+            _mm256_storeu_ps(line, top[i]);
+            _mm256_storeu_ps(line + 8, bottom[i]);
+        }
+    }
+}
+
+/* The tiled walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose
+ * output lines are MR * ELEM = 64 bytes). Non-temporal stores need aligned lines: the walk
+ * starts its micro-tiles at the first row whose output is line-aligned, when the output
+ * pitch keeps every column aligned too; otherwise it stores normally. */
+#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO)                                      \
+    __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
+                                                     int64_t dp, int64_t rows, int64_t cols,   \
+                                                     int64_t tile, bool stream)                \
+    {                                                                                          \
+        tile = tile < 16 ? 16 : tile / 16 * 16; /* whole micro-tiles: MR, MC divide 16 */     \
+        bool nt = stream && dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                      \
+        int64_t r_lo = nt ? (int64_t)((64 - (uintptr_t)dst % 64) % 64) / (ELEM) : 0;          \
+        if (r_lo > rows)                                                                       \
+            r_lo = rows;                                                                       \
+        const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR), c_hi = cols / (MC) * (MC);   \
+        for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
+            const int64_t r1 = r0 + tile < r_hi ? r0 + tile : r_hi;                            \
+            for (int64_t c0 = 0; c0 < c_hi; c0 += tile) {                                      \
+                const int64_t c1 = c0 + tile < c_hi ? c0 + tile : c_hi;                        \
+                for (int64_t r = r0; r < r1; r += (MR))                                        \
+                    for (int64_t c = c0; c < c1; c += (MC)) {                                  \
+                        const char *s = src + r * sp + c * (ELEM);                             \
+                        char *d = dst + c * dp + r * (ELEM);                                   \
+                        if (nt)                                                                \
+                            MICRO(s, sp, d, dp, true);                                         \
+                        else                                                                   \
+                            MICRO(s, sp, d, dp, false);                                        \
+                    }                                                                          \
+            }                                                                                  \
+        }                                                                                      \
+        if (nt)                                                                                \
+            _mm_sfence(); /* order the streamed lines before anything the caller does next */  \
+        edge(src, sp, dst, dp, 0, r_lo, 0, cols, (ELEM));                                      \
+        edge(src, sp, dst, dp, r_hi, rows, 0, cols, (ELEM));                                   \
+        edge(src, sp, dst, dp, r_lo, r_hi, c_hi, cols, (ELEM));                                \
+    }
+
+TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512)
+TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2)
+TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2)
+
+#endif /* MEMCOMM_X86 */
+
+plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
+{
+#if MEMCOMM_X86
+    if (elem == 8 && simd_bytes >= MACHINE_SIMD_AVX512)
+        return transpose_d_avx512;
+    if (elem == 8 && simd_bytes >= MACHINE_SIMD_AVX2)
+        return transpose_d_avx2;
+    if (elem == 4 && simd_bytes >= MACHINE_SIMD_AVX2)
+        return transpose_f_avx2;
+#else
+    (void)elem;
+    (void)simd_bytes;
+#endif
+    return NULL;
+}
