@@ -266,6 +266,8 @@ static int verify(const pattern *p, int64_t bytes, char *ref, char *out)
     return failures;
 }
 
+/* Every method in turn within each repetition, so that a slow spell of this (shared, noisy)
+ * machine hits all methods alike and the ratios of medians stay fair. */
 static int measure(const pattern *p, int reps)
 {
     int size;
@@ -276,24 +278,29 @@ static int measure(const pattern *p, int reps)
     int failures = verify(p, bytes, ref, out);
     int64_t nlines;
     int64_t *lines = touched_lines(p, bytes, &nlines);
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int dir = 0; dir < 2; dir++) {
-        const bool pack = dir == 0;
-        for (int method = 0; method < METHODS; method++) {
+    enum { RUNS = 2 * METHODS };
+    double *t = malloc(sizeof(double) * (size_t)(reps * RUNS));
+    bool used[RUNS] = {false};
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up, discarded */
+        for (int run_index = 0; run_index < RUNS; run_index++) {
+            const bool pack = run_index < METHODS;
+            const int method = run_index % METHODS;
             if ((method == M_BLOCKED && !p->blocked) || (!pack && method <= M_LINES))
                 continue; /* memcpy and lines have no direction: measured once */
             if (!pack) /* unpack the right bytes, so the array keeps its values */
                 memcpy(out, ref, (size_t)bytes);
-            for (int r = -1; r < reps; r++) { /* r = -1: warm-up, discarded */
-                double t0 = MPI_Wtime();
-                run(p, method, pack, out, bytes, copy_src, lines, nlines);
-                double dt = MPI_Wtime() - t0;
-                if (r >= 0)
-                    t[r] = dt;
-            }
-            emit(p->name, pack ? "pack" : "unpack", method_names[method], bytes, t, reps);
+            double t0 = MPI_Wtime();
+            run(p, method, pack, out, bytes, copy_src, lines, nlines);
+            double dt = MPI_Wtime() - t0;
+            if (r >= 0)
+                t[run_index * reps + r] = dt;
+            used[run_index] = true;
         }
     }
+    for (int run_index = 0; run_index < RUNS; run_index++)
+        if (used[run_index])
+            emit(p->name, run_index < METHODS ? "pack" : "unpack", method_names[run_index % METHODS],
+                 bytes, t + run_index * reps, reps);
     free(t);
     free(lines);
     free(ref);

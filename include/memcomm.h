@@ -67,6 +67,14 @@ void memcomm_stats_get(memcomm_stats *stats);
  * MPI_Init. */
 int memcomm_machine_json(char *json, size_t cap);
 
+/* Measure what the machine model cannot read from the system (TLB entries, the streaming
+ * threshold, copy bandwidth; a few seconds) and describe results and curves as one JSON
+ * object: {"TLB_ENTRIES": n, "STREAM_BYTES": n, "COPY_BYTES_PER_S": n, "tlb": [[pages, ns],
+ * ...], "transpose": [[bytes, plain GB/s, streaming GB/s], ...]}. `memcomm machine --probe` keeps
+ * the results for later processes. Returns the length written, or -1 if `cap` is too small or
+ * memory ran out. Needs no MPI_Init; not for use inside an MPI job's timed part. */
+int memcomm_machine_probe(char *json, size_t cap);
+
 /* Library version string, e.g. "0.1.0". */
 const char *memcomm_version(void);
 

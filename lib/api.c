@@ -8,6 +8,7 @@
 #include "core/engine.h"
 #include "core/explain.h"
 #include "core/stats.h"
+#include "plan/probe.h"
 #include "core/typecache.h"
 #include "plan/machine.h"
 
@@ -147,4 +148,31 @@ EXPORT int memcomm_type_explain(MPI_Datatype datatype, MPI_Count count, char *te
     int len = explain_analysis(a, count, text, cap);
     analysis_release(a);
     return len;
+}
+
+EXPORT int memcomm_machine_probe(char *json, size_t cap)
+{
+    const machine *m = machine_get();
+    machine_probe_result r;
+    if (machine_probe(m->value[MACHINE_PAGE], m->value[MACHINE_LINE], m->value[MACHINE_SIMD], &r) != 0)
+        return -1;
+    size_t len = 0;
+#define PUT(...)                                                                               \
+    do {                                                                                       \
+        int w_ = snprintf(json + len, len < cap ? cap - len : 0, __VA_ARGS__);                 \
+        if (w_ < 0)                                                                            \
+            return -1;                                                                         \
+        len += (size_t)w_;                                                                     \
+    } while (0)
+    PUT("{\"TLB_ENTRIES\": %lld, \"STREAM_BYTES\": %lld, \"COPY_BYTES_PER_S\": %lld, \"tlb\": [",
+        (long long)r.tlb_entries, (long long)r.stream_bytes, (long long)r.copy_bytes_per_s);
+    for (int i = 0; i < r.tlb_points; i++)
+        PUT("%s[%lld, %.3f]", i ? ", " : "", (long long)r.tlb_pages[i], r.tlb_ns[i]);
+    PUT("], \"transpose\": [");
+    for (int i = 0; i < r.stream_points; i++)
+        PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.stream_sizes[i], r.plain_gbps[i],
+            r.streaming_gbps[i]);
+    PUT("]}");
+#undef PUT
+    return len < cap ? (int)len : -1;
 }

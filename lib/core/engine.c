@@ -1,5 +1,7 @@
 #include "engine.h"
 
+#include "config.h"
+#include "explain.h"
 #include "stats.h"
 #include "typecache.h"
 
@@ -51,6 +53,8 @@ engine_outcome engine_pack(const void *inbuf, int64_t incount, MPI_Datatype type
         admit(inbuf, incount, type, outbuf, outsize, position, &a, &bytes, error_class);
     if (outcome != ENGINE_DONE)
         return counted(outcome);
+    if (config_get()->explain)
+        explain_first_call(a, incount, "MPI_Pack");
     a->plan.pack(&a->plan, (char *)inbuf, incount, (char *)outbuf + *position);
     *position += bytes;
     analysis_release(a);
@@ -67,6 +71,8 @@ engine_outcome engine_unpack(const void *inbuf, int64_t insize, int64_t *positio
         admit(outbuf, outcount, type, inbuf, insize, position, &a, &bytes, error_class);
     if (outcome != ENGINE_DONE)
         return counted(outcome);
+    if (config_get()->explain)
+        explain_first_call(a, outcount, "MPI_Unpack");
     a->plan.unpack(&a->plan, (char *)outbuf, outcount, (char *)inbuf + *position);
     *position += bytes;
     analysis_release(a);

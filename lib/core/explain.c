@@ -2,8 +2,10 @@
 
 #include "../kernel/kernel.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
     char *buf;
@@ -93,8 +95,8 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)p->simd_bytes, (long long)tr.tile, (long long)tr.tile, (long long)tr.tile_pages,
             (long long)p->tlb_entries,
-            tr.stream ? "non-temporal stores: the call moves more than half the L2"
-                      : "cached stores: the call fits in half the L2");
+            tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
+                      : "cached stores: the call moves less than the streaming threshold");
     else if (blocked)
         put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "
                 "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "
@@ -105,4 +107,43 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             d.ndims < 2 ? "one dimension: walked in memory order"
                         : "not blocked: the walk fits the TLB or is already in memory order");
     return s.overflow ? -1 : (int)s.len;
+}
+
+void explain_to_stderr(const analysis *a, int64_t count, const char *what)
+{
+    char text[4096];
+    if (explain_analysis(a, count, text, sizeof text) < 0)
+        return;
+    int rank = -1, initialized = 0, finalized = 0;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        fprintf(stderr, "memcomm explain [rank %d] %s: %s\n", rank, what, line);
+}
+
+void explain_first_call(const analysis *a, int64_t count, const char *what)
+{
+    /* the (type, count) pairs already explained; once full, no more explanations */
+    enum { SEEN = 256 };
+    static struct {
+        const analysis *a;
+        int64_t count;
+    } seen[SEEN];
+    static int n_seen;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    bool first = n_seen < SEEN;
+    for (int i = 0; i < n_seen && first; i++)
+        first = !(seen[i].a == a && seen[i].count == count);
+    if (first && n_seen < SEEN)
+        seen[n_seen++] = (typeof(seen[0])){a, count};
+    pthread_mutex_unlock(&lock);
+    if (first) {
+        char context[64];
+        snprintf(context, sizeof context, "%s count %lld", what, (long long)count);
+        explain_to_stderr(a, count, context);
+    }
 }

@@ -10,4 +10,12 @@
 /* Writes the explanation; returns its length, or -1 when `cap` is too small. */
 int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap);
 
+/* MEMCOMM_EXPLAIN=1: the explanation on stderr, each line prefixed "memcomm explain [rank R]
+ * <what>: " so that it can be found in a program's output. */
+void explain_to_stderr(const analysis *a, int64_t count, const char *what);
+
+/* The same for a pack or unpack call, once per (type, count) in the process (the count
+ * decides the walk: a transpose is a type and a count). Thread-safe. */
+void explain_first_call(const analysis *a, int64_t count, const char *what);
+
 #endif

@@ -8,18 +8,12 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* MEMCOMM_EXPLAIN=1: the decision for one element, on stderr, prefixed so it can be found */
+/* MEMCOMM_EXPLAIN=1: the decision for one element; calls explain their own counts */
 static void explain_commit(MPI_Datatype datatype)
 {
     analysis *a = typecache_acquire(datatype);
-    char text[2048];
-    if (a && explain_analysis(a, 1, text, sizeof text) >= 0) {
-        int rank = -1;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        char *save = NULL;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-            fprintf(stderr, "memcomm explain [rank %d]: %s\n", rank, line);
-    }
+    if (a)
+        explain_to_stderr(a, 1, "MPI_Type_commit");
     analysis_release(a);
 }
 

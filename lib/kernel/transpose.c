@@ -144,24 +144,35 @@ micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     }
 }
 
+/* The first of `n` elements from `base` (elements `elem` bytes, rows `pitch` apart) at which
+ * every row is 64-byte aligned; 0 when rows cannot all be aligned. */
+static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t elem, int64_t n)
+{
+    if (pitch % 64 != 0 || (uintptr_t)base % (uintptr_t)elem != 0)
+        return 0;
+    int64_t k = (int64_t)((64 - (uintptr_t)base % 64) % 64) / elem;
+    return k < n ? k : n;
+}
+
 /* The tiled walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose
- * output lines are MR * ELEM = 64 bytes). Non-temporal stores need aligned lines: the walk
- * starts its micro-tiles at the first row whose output is line-aligned, when the output
- * pitch keeps every column aligned too; otherwise it stores normally. */
+ * output lines are MR * ELEM = 64 bytes). Micro-tiles start at the first column whose input
+ * rows are line-aligned (a wide load that splits two lines costs two) and, when streaming,
+ * at the first row whose output lines are aligned, as non-temporal stores need; the rows
+ * and columns before those, and the partial micro-tiles at the ends, are edges. */
 #define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO)                                      \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
                                                      int64_t tile, bool stream)                \
     {                                                                                          \
         tile = tile < 16 ? 16 : tile / 16 * 16; /* whole micro-tiles: MR, MC divide 16 */     \
-        bool nt = stream && dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                      \
-        int64_t r_lo = nt ? (int64_t)((64 - (uintptr_t)dst % 64) % 64) / (ELEM) : 0;          \
-        if (r_lo > rows)                                                                       \
-            r_lo = rows;                                                                       \
-        const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR), c_hi = cols / (MC) * (MC);   \
+        const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
+        const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
+        const bool nt = stream && dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                \
+        const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
+        const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
             const int64_t r1 = r0 + tile < r_hi ? r0 + tile : r_hi;                            \
-            for (int64_t c0 = 0; c0 < c_hi; c0 += tile) {                                      \
+            for (int64_t c0 = c_lo; c0 < c_hi; c0 += tile) {                                   \
                 const int64_t c1 = c0 + tile < c_hi ? c0 + tile : c_hi;                        \
                 for (int64_t r = r0; r < r1; r += (MR))                                        \
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
@@ -178,6 +189,7 @@ micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
             _mm_sfence(); /* order the streamed lines before anything the caller does next */  \
         edge(src, sp, dst, dp, 0, r_lo, 0, cols, (ELEM));                                      \
         edge(src, sp, dst, dp, r_hi, rows, 0, cols, (ELEM));                                   \
+        edge(src, sp, dst, dp, r_lo, r_hi, 0, c_lo, (ELEM));                                   \
         edge(src, sp, dst, dp, r_lo, r_hi, c_hi, cols, (ELEM));                                \
     }
 

@@ -14,7 +14,8 @@ static machine detected;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE",
-                                            "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES"};
+                                            "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES",
+                                            "STREAM_BYTES", "COPY_BYTES_PER_S"};
 
 const char *machine_field_name(machine_field f) { return names[f]; }
 
@@ -114,6 +115,67 @@ static int64_t supported_simd(int64_t wanted)
     return MACHINE_SIMD_SCALAR;
 }
 
+/* The probe's cache file: MEMCOMM_MACHINE_FILE (empty: none), else under XDG_CACHE_HOME or
+ * ~/.cache. */
+static bool machine_file_path(char *path, size_t cap)
+{
+    const char *file = getenv("MEMCOMM_MACHINE_FILE"), *base;
+    if (file)
+        return *file && snprintf(path, cap, "%s", file) < (int)cap;
+    if ((base = getenv("XDG_CACHE_HOME")) && *base)
+        return snprintf(path, cap, "%s/memcomm/machine", base) < (int)cap;
+    if ((base = getenv("HOME")) && *base)
+        return snprintf(path, cap, "%s/.cache/memcomm/machine", base) < (int)cap;
+    return false;
+}
+
+/* The CPU's model name from /proc/cpuinfo ("" if unknown). */
+static void cpu_model(char *name, size_t cap)
+{
+    name[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(name, cap, "%s", colon + 2);
+            name[strcspn(name, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* NAME=value lines written by `memcomm machine --probe`, if its cpu= line is this CPU. */
+static void read_probe_file(void)
+{
+    char path[1024], model[256], line[512];
+    if (!machine_file_path(path, sizeof path))
+        return;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    cpu_model(model, sizeof model);
+    bool same_cpu = false;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !eq)
+            continue;
+        *eq = '\0';
+        if (!strcmp(line, "cpu")) {
+            same_cpu = !strcmp(eq + 1, model);
+            continue;
+        }
+        for (int field = 0; field < MACHINE_FIELDS && same_cpu; field++)
+            if (!strcmp(line, names[field]) && field != MACHINE_SIMD)
+                set((machine_field)field, parse_size(eq + 1), "probe");
+    }
+    fclose(f);
+}
+
 static void detect(void)
 {
     set(MACHINE_PAGE, 4096, "default");
@@ -127,6 +189,8 @@ static void detect(void)
     detect_caches();
     detect_tlb();
     detect_simd();
+    detected.source[MACHINE_COPY] = "not probed";
+    read_probe_file();
     for (int f = 0; f < MACHINE_FIELDS; f++) {
         char var[64];
         snprintf(var, sizeof var, "MEMCOMM_%s", names[f]);
@@ -136,6 +200,8 @@ static void detect(void)
         int64_t value = parse_size(text);
         set((machine_field)f, f == MACHINE_SIMD ? supported_simd(value) : value, "env");
     }
+    if (detected.source[MACHINE_STREAM] == NULL) /* from the L2 finally in the model */
+        set(MACHINE_STREAM, 8 * detected.value[MACHINE_L2], "8 x L2");
 }
 
 const machine *machine_get(void)

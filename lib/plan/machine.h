@@ -2,7 +2,9 @@
  *
  * Detected once per process: page size from sysconf, caches from sysfs, data-TLB entries
  * from cpuid leaf 0x18 where the CPU reports it (64 otherwise, as in the seed paper's
- * Origin2000), SIMD width from the CPU's feature flags. Every field can be set by an environment variable (docs/environment.md),
+ * Origin2000), SIMD width from the CPU's feature flags. Values measured by `memcomm machine
+ * --probe` (probe.c) are read from its cache file, ~/.cache/memcomm/machine, when it was
+ * written on a CPU of the same model. Every field can be set by an environment variable (docs/environment.md),
  * and records where its value came from, so `memcomm machine` can say so (MEMCOMM_SIMD_BYTES can
  * only narrow what the CPU has: an instruction it lacks would kill the process). The planner is a
  * pure function of (canonical form, machine), so tests pass machines of their own. */
@@ -12,9 +14,17 @@
 #include <stdint.h>
 
 typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, MACHINE_LLC,
-               MACHINE_SIMD, MACHINE_FIELDS } machine_field;
+               MACHINE_SIMD, MACHINE_STREAM, MACHINE_COPY, MACHINE_FIELDS } machine_field;
 
-/* MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
+/* MACHINE_STREAM: calls that move more bytes than this write with non-temporal stores. Below
+ * it the output may still be in a cache (a send buffer reused every step), where streaming
+ * stores must first evict it and are slower than plain ones; above it, it cannot be.
+ * Default 8 x L2 (on the development VM the crossover lies between 8 and 33 MB, L2 2 MB).
+ *
+ * MACHINE_COPY: bytes per second of a large copy; 0 until probed (for the models, not the
+ * planner).
+ *
+ * MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
  * AVX-512 F, BW and VL; 32 means AVX2. */
 enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 

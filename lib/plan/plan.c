@@ -139,7 +139,7 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
     for (int d = 0; d < k; d++)
         if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
             bytes = INT64_MAX;
-    out->stream = bytes > p->l2_size / 2;
+    out->stream = bytes > p->stream_bytes;
     return true;
 }
 
@@ -157,7 +157,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->page_size = m->value[MACHINE_PAGE];
     out->tlb_entries = m->value[MACHINE_TLB];
     out->line_size = m->value[MACHINE_LINE];
-    out->l2_size = m->value[MACHINE_L2];
+    out->stream_bytes = m->value[MACHINE_STREAM];
     out->simd_bytes = m->value[MACHINE_SIMD];
     if (plan_as_strided(normal, &out->strided)) {
         out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;

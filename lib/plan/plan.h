@@ -46,7 +46,7 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
 
 /* How a transpose-like walk (the outer of the innermost two dims steps by one element, the
  * inner by a row pitch) is copied: tiles whose rows' and columns' pages fit the TLB, streamed
- * when the call moves more than half the L2 (input and output cannot both stay there). */
+ * when the call moves more than the machine's streaming threshold. */
 typedef struct {
     int64_t tile;
     bool stream;
@@ -78,7 +78,7 @@ struct plan {
     plan_transpose_fn transpose; /* PLAN_STRIDED of 4- or 8-byte blocks, when SIMD has one */
     const char *kernel_name;
     /* the machine it was planned for */
-    int64_t page_size, tlb_entries, line_size, l2_size, simd_bytes;
+    int64_t page_size, tlb_entries, line_size, stream_bytes, simd_bytes;
 };
 
 /* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a

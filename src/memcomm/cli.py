@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from memcomm import __version__, report, runner
 from memcomm.runner import MemcommError
@@ -48,16 +50,58 @@ def info(args: argparse.Namespace) -> int:
 
 @command("machine", "show the machine model the planner uses, and where each value came from")
 def machine(args: argparse.Namespace) -> int:
-    model = runner.machine_model(runner.find_build(args.mpi))
+    build = runner.find_build(args.mpi)
+    probe: dict[str, Any] | None = None
+    if args.probe:  # before the model is read: the library reads the probe file once
+        probe = runner.machine_probe(build)
+        path = runner.machine_file()
+        if path is not None:
+            runner.save_probe(probe, path)
+    model = runner.machine_model(build)
     if args.json:
-        print(json.dumps(model, indent=2))
+        print(json.dumps({"model": model, "probe": probe} if probe else model, indent=2))
         return 0
+    if probe:
+        print(report.probe_text(probe))
+        where = runner.machine_file()
+        print(f"(kept in {where} for later runs on this CPU model)\n" if where else "")
+        # this process read the model before the probe wrote its file: show a fresh one
+        return subprocess.run(
+            [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", args.mpi], check=False
+        ).returncode
     rows = [
         [name.lower(), str(field["value"]), str(field["source"])] for name, field in model.items()
     ]
     print(report.format_table(["parameter", "value", "from"], rows))
     print("(override any of them with MEMCOMM_<PARAMETER>, e.g. MEMCOMM_TLB_ENTRIES=1536)")
     return 0
+
+
+@command("explain", "run an MPI program under memcomm and say what it decided for each type")
+def explain(args: argparse.Namespace) -> int:
+    if not args.program:
+        raise MemcommError("give the program to run: memcomm explain [--np N] -- PROGRAM [ARGS]")
+    build = runner.find_build(args.mpi)
+    env = {"LD_PRELOAD": str(build.library), "MEMCOMM_EXPLAIN": "1"}
+    program, *program_args = [a for a in args.program if a != "--"] or [""]
+    result = runner.launch(build, args.np, program, program_args, capture=True, extra_env=env)
+    found, other = runner.explanations(result.stderr)
+    sys.stdout.write(result.stdout)
+    for line in other:
+        print(line, file=sys.stderr)
+    if args.json:
+        print(json.dumps([vars(e) for e in found], indent=2))
+        return result.returncode
+    # each distinct decision once, with the ranks that made it
+    distinct: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for e in found:
+        distinct.setdefault((e.what, tuple(e.lines)), []).append(e.rank)
+    print(f"\n== memcomm explain: {len(distinct)} distinct decisions in {args.np} rank(s)")
+    for (what, lines), ranks in distinct.items():
+        print(f"\n{what} (ranks {', '.join(map(str, sorted(set(ranks))))})")
+        for line in lines:
+            print(f"  {line}")
+    return result.returncode
 
 
 @command("check", "differential test: memcomm's pack/unpack against the MPI's own")
@@ -129,6 +173,16 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--types", type=int, default=10000, help="random types per rank")
             p.add_argument("--seed", type=int, help="reproduce a run (default: from the clock)")
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
+        if name == "explain":
+            p.add_argument("--np", type=int, default=1, help="MPI ranks")
+            p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+        if name == "machine":
+            p.add_argument(
+                "--probe",
+                action="store_true",
+                help="measure TLB entries, streaming threshold and copy bandwidth (~2 s), "
+                "and keep them for later runs",
+            )
         if name == "bench":
             p.add_argument("experiment", help="pack")
             p.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")

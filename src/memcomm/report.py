@@ -117,3 +117,25 @@ def summary(rows: Sequence[PackRow]) -> str:
             f"{len(ratios)} patterns; lowest {worst[0]:.2f}x ({worst[1]})"
         )
     return "\n".join(lines)
+
+
+def probe_text(probe: dict[str, Any]) -> str:
+    """The probe's curves, short: where the TLB knee is and where streaming starts to win."""
+    lines = ["TLB probe (one line in each of N pages, random order): ns per access"]
+    tlb = probe.get("tlb", [])
+    lines.append("  " + "  ".join(f"{pages}:{ns:.1f}" for pages, ns in tlb))
+    entries = probe.get("TLB_ENTRIES", 0)
+    lines.append(
+        f"  -> first knee after {entries} pages: TLB_ENTRIES = {entries}"
+        if entries
+        else "  -> no knee found: TLB_ENTRIES keeps its default"
+    )
+    lines.append("transpose into a just-written buffer, GB/s: size  plain  streaming")
+    threshold, marked = probe.get("STREAM_BYTES", 0), False
+    for size, plain, streaming in probe.get("transpose", []):
+        mark = "  <- streaming wins from here on" if size > threshold and not marked else ""
+        marked = marked or size > threshold
+        lines.append(f"  {size / 2**20:9.2f} MiB  {plain:6.2f}  {streaming:6.2f}{mark}")
+    copy = probe.get("COPY_BYTES_PER_S", 0)
+    lines.append(f"copy bandwidth (128 MiB): {copy / 1e9:.2f} GB/s")
+    return "\n".join(lines)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,14 +83,19 @@ def mpi_environment() -> dict[str, str]:
 
 
 def launch(
-    build: Build, nprocs: int, program: Path, args: Sequence[str], capture: bool = False
+    build: Build,
+    nprocs: int,
+    program: Path | str,
+    args: Sequence[str],
+    capture: bool = False,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `program args` on `nprocs` ranks; stream its output unless `capture`."""
     command = [build.mpiexec, "-n", str(nprocs), str(program), *args]
     try:
         return subprocess.run(
             command,
-            env=mpi_environment(),
+            env={**mpi_environment(), **(extra_env or {})},
             text=True,
             stdout=subprocess.PIPE if capture else None,
             stderr=subprocess.PIPE if capture else None,
@@ -110,15 +117,92 @@ def json_records(text: str) -> Iterator[dict[str, Any]]:
             print(line, file=sys.stderr)
 
 
-def machine_model(build: Build) -> dict[str, dict[str, Any]]:
-    """The machine model the planner uses, read from the library itself (no MPI started)."""
+def _library(build: Build) -> ctypes.CDLL:
     try:
-        library = ctypes.CDLL(str(build.library))
+        return ctypes.CDLL(str(build.library))
     except OSError as error:
         raise MemcommError(f"cannot load {build.library}: {error}") from error
+
+
+def machine_model(build: Build) -> dict[str, dict[str, Any]]:
+    """The machine model the planner uses, read from the library itself (no MPI started)."""
     buffer = ctypes.create_string_buffer(4096)
-    length = library.memcomm_machine_json(buffer, ctypes.c_size_t(len(buffer)))
+    length = _library(build).memcomm_machine_json(buffer, ctypes.c_size_t(len(buffer)))
     if length < 0:
         raise MemcommError("the machine description did not fit its buffer")
     model: dict[str, dict[str, Any]] = json.loads(buffer.value.decode())
     return model
+
+
+def machine_probe(build: Build) -> dict[str, Any]:
+    """Run the library's probes (TLB entries, streaming threshold, copy bandwidth)."""
+    buffer = ctypes.create_string_buffer(1 << 16)
+    length = _library(build).memcomm_machine_probe(buffer, ctypes.c_size_t(len(buffer)))
+    if length < 0:
+        raise MemcommError("the machine probe failed (out of memory?)")
+    result: dict[str, Any] = json.loads(buffer.value.decode())
+    return result
+
+
+def machine_file() -> Path | None:
+    """Where probed values are kept for later processes (as the library looks for them)."""
+    explicit = os.environ.get("MEMCOMM_MACHINE_FILE")
+    if explicit is not None:
+        return Path(explicit) if explicit else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memcomm" / "machine"
+
+
+def cpu_model() -> str:
+    """The CPU's model name as /proc/cpuinfo gives it (the probe file is only valid for it)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def save_probe(result: dict[str, Any], path: Path) -> None:
+    """Write probed values as the library reads them: NAME=value lines after cpu=<model>."""
+    lines = [
+        f"# memcomm machine --probe, {time.strftime('%Y-%m-%d %H:%M:%S')}",
+        f"cpu={cpu_model()}",
+    ]
+    for name in ("TLB_ENTRIES", "STREAM_BYTES", "COPY_BYTES_PER_S"):
+        if result.get(name, 0) > 0:
+            lines.append(f"{name}={result[name]}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+EXPLAIN_LINE = re.compile(r"^memcomm explain \[rank (-?\d+)\] (.*?): (.*)$")
+
+
+@dataclass
+class Explanation:
+    """One planner decision a program's run printed (MEMCOMM_EXPLAIN=1)."""
+
+    rank: int
+    what: str  # "MPI_Type_commit" or "MPI_Pack count N", ...
+    lines: list[str]
+
+
+def explanations(stderr: str) -> tuple[list[Explanation], list[str]]:
+    """Split a run's stderr into the explanations and the program's own lines."""
+    found: list[Explanation] = []
+    other: list[str] = []
+    current: dict[int, Explanation] = {}  # ranks' lines interleave; each rank's are in order
+    for line in stderr.splitlines():
+        match = EXPLAIN_LINE.match(line)
+        if not match:
+            other.append(line)
+            continue
+        rank, what, text = int(match[1]), match[2], match[3]
+        block = current.get(rank)
+        if block is None or text.startswith("size ") or block.what != what:
+            block = current[rank] = Explanation(rank, what, [])
+            found.append(block)
+        block.lines.append(text)
+    return found, other

@@ -15,13 +15,14 @@ BUILT = os.environ.get("MEMCOMM_TEST_MPIS", "").split()
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memcomm.cli", *args],
         cwd=ROOT,
         text=True,
         capture_output=True,
         check=False,
+        env=env,
     )
 
 
@@ -108,8 +109,11 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
         "L2_SIZE",
         "LLC_SIZE",
         "SIMD_BYTES",
+        "STREAM_BYTES",
+        "COPY_BYTES_PER_S",
     }
-    assert all(field["value"] > 0 for field in model.values())
+    measured = {k: f for k, f in model.items() if f["source"] != "not probed"}
+    assert all(field["value"] > 0 for field in measured.values())
     assert model["SIMD_BYTES"]["value"] in (8, 32, 64)
 
 
@@ -149,3 +153,44 @@ def test_simd_width_can_only_be_narrowed(mpi: str) -> None:
         check=False,
     )
     assert json.loads(result.stdout)["SIMD_BYTES"]["value"] == detected
+
+
+def test_probe_is_kept_for_later_runs_on_the_same_cpu(tmp_path: Path) -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    kept = tmp_path / "machine"
+    env = {**os.environ, "MEMCOMM_MACHINE_FILE": str(kept)}
+    result = run_cli("machine", "--mpi", BUILT[0], "--probe", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    probe = json.loads(result.stdout)["probe"]
+    assert probe["COPY_BYTES_PER_S"] > 0 and len(probe["tlb"]) > 20
+    text = kept.read_text()
+    assert text.splitlines()[1].startswith("cpu=")
+    assert f"COPY_BYTES_PER_S={probe['COPY_BYTES_PER_S']}" in text
+    model = json.loads(run_cli("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
+    assert model["COPY_BYTES_PER_S"] == {"value": probe["COPY_BYTES_PER_S"], "source": "probe"}
+    # the same file from another CPU model is not trusted
+    kept.write_text(text.replace("cpu=", "cpu=another "))
+    model = json.loads(run_cli("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
+    assert model["COPY_BYTES_PER_S"]["source"] == "not probed"
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_explain_runs_a_program_and_reports_each_decision_once(mpi: str) -> None:
+    program = ROOT / "build" / mpi / "examples" / "halo_exchange"
+    result = run_cli("explain", "--mpi", mpi, "--np", "2", "--", str(program))
+    assert result.returncode == 0, result.stderr
+    assert "rank 0 step 0 packed" in result.stdout  # the program's own output passes through
+    assert "distinct decisions in 2 rank(s)" in result.stdout
+    # the transposed tile is a type and a count: explained at the call, for both ranks
+    call = result.stdout.split("MPI_Pack count 24 (ranks 0, 1)")[1]
+    assert "dims [24 x +8 B, 24 x +192 B], block 8 B" in call
+    assert "kernel: transpose" in call or "kernel: strided" in call
+
+
+def test_explain_without_a_program_is_an_error() -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    result = run_cli("explain", "--mpi", BUILT[0])
+    assert result.returncode == 2
+    assert "give the program to run" in result.stderr

@@ -116,7 +116,7 @@ int main(void)
     tiny.value[MACHINE_PAGE] = 64;
     tiny.value[MACHINE_TLB] = 4;
     tiny.value[MACHINE_LINE] = 16;
-    tiny.value[MACHINE_L2] = 1024; /* small outputs are streamed too */
+    tiny.value[MACHINE_STREAM] = 1024; /* small outputs are streamed too */
     for (int trial = 0; trial < 20000; trial++) {
         state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
         ir_arena a;

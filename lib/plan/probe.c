@@ -1,0 +1,194 @@
+/* Probes of the machine model's values that no register or file reports reliably (VMs hide
+ * cpuid leaf 0x18 and invent cache sizes): TLB entries, the size above which streaming stores
+ * beat plain ones, and copy bandwidth. Run on request (`memcomm machine --probe`), never
+ * inside an MPI program: they take about a second.
+ *
+ * TLB: a Saavedra-style probe (seed 001, ref. 17). A pointer chase visits one line in each of
+ * N pages in random order; page i holds its line at offset (i mod lines-per-page) so that the
+ * N lines spread over the cache sets and stay cached up to N = L1 size / line size. The time
+ * per visit then only jumps when N pages no longer fit the first-level data TLB.
+ *
+ * Streaming: the transposing kernel (the only one that streams) on S bytes into a
+ * destination that was just written (a reused send buffer, in the caches as far as it fits),
+ * with plain and with non-temporal stores; the threshold is the largest S below the sizes at
+ * which streaming is faster, up to the largest measured. (A plain memcpy is no guide: its
+ * sequential stores avoid most of what streaming saves a transpose.) */
+#include "probe.h"
+
+#include "../kernel/kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 33;
+}
+
+/* Nanoseconds per step of a chase through one line in each of `pages` pages (median of 5). */
+static double chase_ns(char *area, int64_t pages, int64_t page_size, int64_t line_size)
+{
+    int64_t *order = malloc(sizeof *order * (size_t)pages);
+    if (!order)
+        return -1;
+    for (int64_t i = 0; i < pages; i++)
+        order[i] = i;
+    uint64_t state = (uint64_t)pages * 7919u + 1;
+    for (int64_t i = pages - 1; i > 0; i--) {
+        int64_t j = (int64_t)(next_random(&state) % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    const int64_t lines_per_page = page_size / line_size;
+#define SLOT(page) (area + (page) * page_size + ((page) % lines_per_page) * line_size)
+    for (int64_t i = 0; i < pages; i++)
+        *(char **)SLOT(order[i]) = SLOT(order[(i + 1) % pages]);
+    char *p = SLOT(order[0]);
+#undef SLOT
+    free(order);
+    const int64_t steps = 1 << 20;
+    double times[5];
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+        for (int64_t i = 0; i < steps; i++)
+            p = *(char **)p;
+        times[rep] = (now() - t0) * 1e9 / (double)steps;
+    }
+    if (p == NULL) /* keeps the chase from being optimized away */
+        return -1;
+    qsort(times, 5, sizeof times[0], compare_doubles);
+    return times[2];
+}
+
+static void copy_plain(char *dst, const char *src, int64_t bytes)
+{
+    memcpy(dst, src, (size_t)bytes);
+}
+
+/* Non-temporal copy of 16-byte aligned buffers (SSE2, which every x86-64 has). */
+static void copy_streaming(char *dst, const char *src, int64_t bytes)
+{
+#if defined(__x86_64__)
+    for (int64_t i = 0; i + 64 <= bytes; i += 64) {
+        __m128i a = _mm_load_si128((const __m128i *)(src + i));
+        __m128i b = _mm_load_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_load_si128((const __m128i *)(src + i + 32));
+        __m128i d = _mm_load_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    _mm_sfence();
+#else
+    memcpy(dst, src, (size_t)bytes);
+#endif
+}
+
+/* Median seconds of a copy of `bytes` into a destination just written with plain stores. */
+static double copy_seconds(void (*copy)(char *, const char *, int64_t), char *dst,
+                           const char *src, int64_t bytes)
+{
+    double times[5];
+    for (int rep = 0; rep < 5; rep++) {
+        memset(dst, rep, (size_t)bytes);
+        double t0 = now();
+        copy(dst, src, bytes);
+        times[rep] = now() - t0;
+    }
+    qsort(times, 5, sizeof times[0], compare_doubles);
+    return times[2];
+}
+
+int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
+                  machine_probe_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (page_size < 256 || line_size < 16 || page_size % line_size)
+        return -1;
+
+    /* TLB: pages from 4 to 4096, in steps of about 1/8 */
+    const int64_t max_pages = 4096;
+    char *area = aligned_alloc((size_t)page_size, (size_t)(max_pages * page_size));
+    if (!area)
+        return -1;
+    memset(area, 0, (size_t)(max_pages * page_size)); /* map every page now */
+    for (int64_t pages = 4; pages <= max_pages && out->tlb_points < MACHINE_PROBE_POINTS;
+         pages += pages / 8 > 1 ? pages / 8 : 1) {
+        out->tlb_pages[out->tlb_points] = pages;
+        out->tlb_ns[out->tlb_points] = chase_ns(area, pages, page_size, line_size);
+        out->tlb_points++;
+    }
+    free(area);
+    /* the first knee: a step 30% above the mean of the smallest sizes, held by the next
+     * point too (a single slow point is noise on a shared machine) */
+    double base = (out->tlb_ns[0] + out->tlb_ns[1] + out->tlb_ns[2]) / 3;
+    for (int i = 3; i + 1 < out->tlb_points; i++)
+        if (out->tlb_ns[i] > 1.3 * base && out->tlb_ns[i + 1] > 1.3 * base) {
+            out->tlb_entries = out->tlb_pages[i - 1];
+            break;
+        }
+
+    /* streaming threshold: the transposing kernel (the one that streams) with and without
+     * streaming stores, on square matrices of doubles from 1 to 128 MiB */
+    const int64_t max_bytes = 128 << 20;
+    char *src = aligned_alloc(64, (size_t)max_bytes), *dst = aligned_alloc(64, (size_t)max_bytes);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return -1;
+    }
+    memset(src, 1, (size_t)max_bytes);
+    out->stream_bytes = INT64_MAX; /* never, unless streaming wins from some size on */
+    plan_transpose_fn transpose = kernel_transpose_for(8, simd_bytes);
+    for (int64_t bytes = 1 << 20; transpose && bytes <= max_bytes; bytes *= 2) {
+        int64_t n = 16;
+        while ((n + 16) * (n + 16) * 8 <= bytes)
+            n += 16;
+        int i = out->stream_points++;
+        out->stream_sizes[i] = n * n * 8;
+        double plain = 0, streaming = 0;
+        for (int stream = 0; stream < 2; stream++) {
+            double times[5];
+            for (int rep = 0; rep < 5; rep++) {
+                memset(dst, rep, (size_t)(n * n * 8)); /* a reused buffer, as cached as it gets */
+                double t0 = now();
+                transpose(src, n * 8, dst, n * 8, n, n, 32, stream);
+                times[rep] = now() - t0;
+            }
+            qsort(times, 5, sizeof times[0], compare_doubles);
+            *(stream ? &streaming : &plain) = (double)(n * n * 8) / times[2] / 1e9;
+        }
+        out->plain_gbps[i] = plain;
+        out->streaming_gbps[i] = streaming;
+    }
+    for (int i = out->stream_points - 1; i >= 0 && out->streaming_gbps[i] > out->plain_gbps[i]; i--)
+        out->stream_bytes = i > 0 ? out->stream_sizes[i - 1] : 1;
+
+    /* copy bandwidth: the better of plain and streaming copies of the largest size */
+    double plain = (double)max_bytes / copy_seconds(copy_plain, dst, src, max_bytes);
+    double streaming = (double)max_bytes / copy_seconds(copy_streaming, dst, src, max_bytes);
+    out->copy_bytes_per_s = (int64_t)(plain > streaming ? plain : streaming);
+    free(src);
+    free(dst);
+    return 0;
+}
