@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -33,6 +34,29 @@ static void put_dims(sink *s, const plan_strided *d)
     put(s, "], block %lld B", (long long)d->block);
 }
 
+/* The seed paper's classification (001 sec. 5.2): fixed or variable block and stride, and
+ * whether the walk is in memory order or out of order (an outer dimension stepping more
+ * finely than an inner one: transpose-like). */
+static void put_pattern(sink *s, const plan *p, const plan_strided *d)
+{
+    if (p->kind == PLAN_CONTIG || d->ndims == 0) {
+        put(s, "access pattern: %s\n", p->kind == PLAN_LIST ? "one list" : "contiguous");
+        return;
+    }
+    bool in_order = true;
+    for (int k = 0; k + 1 < d->ndims; k++)
+        for (int j = k + 1; j < d->ndims; j++)
+            if (llabs(d->stride[k]) < llabs(d->stride[j]))
+                in_order = false;
+    if (p->kind == PLAN_LIST)
+        put(s, "access pattern: %s block (%lld B per instance in %lld pieces), variable stride, %s\n",
+            p->list.same_len ? "fixed" : "variable", (long long)p->size, (long long)p->list.n,
+            in_order ? "in memory order" : "out of order");
+    else
+        put(s, "access pattern: fixed block %lld B, fixed strides, %s\n", (long long)d->block,
+            in_order ? "in memory order" : "out of order (transpose-like)");
+}
+
 int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
 {
     sink s = {text, cap, 0, false};
@@ -50,6 +74,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
     put(&s, "canonical: %s\n", canonical);
     const plan *p = &a->plan;
     if (p->kind == PLAN_TREE) {
+        put(&s, "access pattern: irregular nesting\n");
         put(&s, "kernel: tree (an irregular nesting, interpreted node by node)\n");
         return s.overflow ? -1 : (int)s.len;
     }
@@ -60,6 +85,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
     if (p->kind == PLAN_LIST)
         put(&s, " around a list of %lld blocks", (long long)p->list.n);
     put(&s, "\n");
+    put_pattern(&s, p, &d);
     if (p->kind == PLAN_LIST && p->pack == kernel_records_pack) {
         plan_strided walk;
         if (plan_records_walk(p, count, &walk))

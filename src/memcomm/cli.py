@@ -145,6 +145,21 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("report", "tables from benchmark records (JSON lines), e.g. of both MPIs together")
+def report_command(args: argparse.Namespace) -> int:
+    records = []
+    for name in args.files:
+        try:
+            text = Path(name).read_text()
+        except OSError as error:
+            raise MemcommError(f"cannot read {name}: {error.strerror}") from error
+        records += list(runner.json_records(text))
+    if not any(r.get("experiment") == "pack" for r in records):
+        raise MemcommError("no pack records in the files given")
+    print(report.across_mpis(records, markdown=args.markdown))
+    return 0
+
+
 @command("demo", "the main job: differential check, then a pack comparison")
 def demo(args: argparse.Namespace) -> int:
     print(f"== memcomm {__version__} on {args.mpi}: differential check against the MPI's pack")
@@ -173,6 +188,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--types", type=int, default=10000, help="random types per rank")
             p.add_argument("--seed", type=int, help="reproduce a run (default: from the clock)")
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
+        if name == "report":
+            p.add_argument("files", nargs="+", help="JSON-lines files from `memcomm bench --json`")
+            p.add_argument("--markdown", action="store_true", help="a Markdown table")
         if name == "explain":
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")

@@ -54,6 +54,13 @@ def geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
 
 
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """The same table for a Markdown document (the README's benchmark table)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain text table, columns right-aligned except the first."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -116,6 +123,48 @@ def summary(rows: Sequence[PackRow]) -> str:
             f"{direction}: memcomm/MPI geometric mean {geomean([x for x, _ in ratios]):.2f}x over "
             f"{len(ratios)} patterns; lowest {worst[0]:.2f}x ({worst[1]})"
         )
+    return "\n".join(lines)
+
+
+def across_mpis(records: Iterable[dict[str, Any]], markdown: bool = False) -> str:
+    """One table of memcomm against each MPI's own pack (records carry their "mpi")."""
+    by_mpi: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_mpi.setdefault(str(record.get("mpi", "?")), []).append(record)
+    tables = {mpi: {r.pattern: r for r in pack_rows(rs)} for mpi, rs in by_mpi.items()}
+    mpis = list(tables)
+    patterns = list(dict.fromkeys(p for t in tables.values() for p in t))
+    header = ["pattern", "MB"]
+    for mpi in mpis:
+        header += [f"{mpi} MPI", f"{mpi} memcomm", f"{mpi} vs MPI", "of memcpy", "of lines"]
+    header.append("unpack/pack")
+    body = []
+    for pattern in patterns:
+        rows = [tables[m].get(pattern) for m in mpis]
+        first = next(r for r in rows if r is not None)
+        cells = [pattern, f"{first.bytes / 1e6:.2f}"]
+        for r in rows:
+            if r is None or not r.has("memcomm"):
+                cells += ["-"] * 5
+                continue
+            cells += [
+                f"{r.gbps('mpi'):.2f}",
+                f"{r.gbps('memcomm'):.2f}",
+                f"{r.ratio('memcomm', 'mpi'):.2f}x",
+                f"{r.ratio('memcomm', 'memcpy') * 100:.0f}%",
+                f"{r.ratio('memcomm', 'lines') * 100:.0f}%" if r.has("lines") else "-",
+            ]
+        unpack = [
+            r.seconds("memcomm") / r.seconds("memcomm", "unpack")
+            for r in rows
+            if r is not None and r.has("memcomm", "unpack")
+        ]
+        cells.append("/".join(f"{u:.2f}" for u in unpack) or "-")
+        body.append(cells)
+    lines = ["pack bandwidth, GB/s of packed bytes (median); vs MPI: memcomm / the MPI's MPI_Pack"]
+    lines.append((markdown_table if markdown else format_table)(header, body))
+    for mpi in mpis:
+        lines.append(f"{mpi}: " + summary(list(tables[mpi].values())).replace("\n", f"\n{mpi}: "))
     return "\n".join(lines)
 
 

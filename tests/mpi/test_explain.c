@@ -32,6 +32,7 @@ int main(int argc, char **argv)
     const char *t = explain(transpose, 1024);
     CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
     CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
+    CHECK_SAYS(t, "access pattern: fixed block 8 B, fixed strides, out of order (transpose-like)");
     CHECK_SAYS(t, "W = 8 B, S = 8192 B, n = 1024, P_s = 4096 B -> R_p = 1024 pages >= T_p = 64");
     /* with SIMD registers, a register transpose; without, the seed's cache-blocked walk */
     char machine[1024];
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
     MPI_Type_commit(&irregular);
     CHECK_SAYS(explain(irregular, 4), "around a list of 3 blocks");
     CHECK_SAYS(explain(irregular, 4), "kernel: list");
+    CHECK_SAYS(explain(irregular, 4), "access pattern: variable block");
     MPI_Datatype ld;
     MPI_Type_contiguous(2, MPI_LONG_DOUBLE, &ld);
     MPI_Type_commit(&ld);

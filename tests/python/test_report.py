@@ -72,3 +72,18 @@ def test_table_aligns_columns() -> None:
     assert lines[0] == "name    value"
     assert lines[2] == "a           1"
     assert lines[3] == "longer     22"
+
+
+def test_across_mpis_puts_each_mpi_side_by_side() -> None:
+    records = []
+    for mpi, mpi_seconds in (("mpich", 4.0), ("openmpi", 2.0)):
+        for method, seconds in (("memcpy", 0.5), ("lines", 0.5), ("mpi", mpi_seconds)):
+            records.append({**record(method, [seconds]), "mpi": mpi})
+        records.append({**record("memcomm", [1.0]), "mpi": mpi})
+        records.append({**record("memcomm", [2.0], direction="unpack"), "mpi": mpi})
+    text = report.across_mpis(records)
+    row = text.splitlines()[3].split()
+    assert row[0] == "p"
+    assert "4.00x" in row and "2.00x" in row  # memcomm against each MPI's own pack
+    assert row[-1] == "0.50/0.50"  # unpack/pack for each MPI
+    assert "mpich: pack: memcomm/MPI geometric mean 4.00x" in text
