@@ -56,6 +56,17 @@ static int64_t wide_records(const plan_records *r, int64_t n, int64_t extent)
     return wide;
 }
 
+/* The records after the first `done` of the walk `s`, as a plan of one instance for the list
+ * kernel. */
+static plan rest_of_walk(const plan *p, const plan_strided *s, int64_t done)
+{
+    plan rest = *p;
+    rest.strided = *s;
+    rest.strided.count[0] = s->count[0] - done;
+    rest.strided.off += done * s->stride[0];
+    return rest;
+}
+
 __attribute__((target("ssse3"))) void kernel_records_pack(const plan *p, char *typed,
                                                           int64_t count, char *packed)
 {
@@ -71,11 +82,8 @@ __attribute__((target("ssse3"))) void kernel_records_pack(const plan *p, char *t
     for (int64_t i = 0; i < wide; i++, src += extent, packed += r->size)
         _mm_storeu_si128((__m128i *)packed,
                          _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), gather));
-    if (wide < n) { /* the rest as a list, from the first record left, as one instance */
-        plan rest = *p;
-        rest.strided = s;
-        rest.strided.count[0] = n - wide;
-        rest.strided.off += wide * extent;
+    if (wide < n) {
+        plan rest = rest_of_walk(p, &s, wide);
         kernel_list_pack(&rest, typed, 1, packed);
     }
 }
@@ -97,10 +105,7 @@ kernel_records_unpack(const plan *p, char *typed, int64_t count, char *packed)
         _mm_mask_storeu_epi8(dst, written,
                              _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)packed), scatter));
     if (wide < n) {
-        plan rest = *p;
-        rest.strided = s;
-        rest.strided.count[0] = n - wide;
-        rest.strided.off += wide * extent;
+        plan rest = rest_of_walk(p, &s, wide);
         kernel_list_unpack(&rest, typed, 1, packed);
     }
 }

@@ -125,15 +125,7 @@ def test_machine_values_can_be_overridden(mpi: str) -> None:
         "MEMCOMM_L2_SIZE": "2M",
         "MEMCOMM_SIMD_BYTES": "8",
     }
-    result = subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", mpi, "--json"],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        env=env,
-        check=False,
-    )
-    model = json.loads(result.stdout)
+    model = json.loads(run_cli("machine", "--mpi", mpi, "--json", env=env).stdout)
     assert model["TLB_ENTRIES"] == {"value": 1536, "source": "env"}
     assert model["L2_SIZE"] == {"value": 2 << 20, "source": "env"}
     assert model["SIMD_BYTES"] == {"value": 8, "source": "env"}
@@ -144,14 +136,7 @@ def test_simd_width_can_only_be_narrowed(mpi: str) -> None:
     """Asking for wider registers than the CPU has must not select instructions it lacks."""
     detected = json.loads(run_cli("machine", "--mpi", mpi, "--json").stdout)["SIMD_BYTES"]["value"]
     env = {**os.environ, "MEMCOMM_SIMD_BYTES": "4096"}
-    result = subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", "machine", "--mpi", mpi, "--json"],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        env=env,
-        check=False,
-    )
+    result = run_cli("machine", "--mpi", mpi, "--json", env=env)
     assert json.loads(result.stdout)["SIMD_BYTES"]["value"] == detected
 
 
