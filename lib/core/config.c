@@ -18,6 +18,8 @@ static void read_env(void)
     current.disable = env_flag("MEMCOMM_DISABLE");
     current.stats = env_flag("MEMCOMM_STATS");
     current.explain = env_flag("MEMCOMM_EXPLAIN");
+    const char *pool = getenv("MEMCOMM_POOL_BYTES");
+    current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
 }
 
 const config *config_get(void)

@@ -1,9 +1,11 @@
-/* MPI_Finalize: print MEMCOMM_STATS and drop the type cache while the MPI still runs. */
+/* MPI_Finalize: print MEMCOMM_STATS, drop the type cache while the MPI still runs, and free
+ * the kept message buffers. */
 #include <stdio.h>
 
 #include "../core/config.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
+#include "../p2p/bufpool.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -16,5 +18,6 @@ EXPORT int MPI_Finalize(void)
         fflush(stderr);
     }
     typecache_shutdown();
+    bufpool_drain();
     return PMPI_Finalize();
 }

@@ -47,4 +47,9 @@ void kernel_records_unpack(const plan *p, char *typed, int64_t count, char *pack
 void kernel_tree_pack(const plan *p, char *typed, int64_t count, char *packed);
 void kernel_tree_unpack(const plan *p, char *typed, int64_t count, char *packed);
 
+/* The first `bytes` (fewer than one instance holds) of one instance at `typed`, in typemap
+ * order: how a receive that ends inside an element fills it. */
+void kernel_tree_unpack_prefix(const ir_node *normal, char *typed, const char *packed,
+                               int64_t bytes);
+
 #endif

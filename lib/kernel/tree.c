@@ -64,3 +64,39 @@ void kernel_tree_unpack(const plan *p, char *typed, int64_t count, char *packed)
     for (int64_t i = 0; i < count; i++, typed += p->extent)
         visit_unpack(p->tree, typed, &packed);
 }
+
+/* Like visit() for unpack, stopping after `*budget` bytes, inside a block if need be. */
+static void visit_prefix(const ir_node *n, char *at, const char **packed, int64_t *budget)
+{
+    switch (n->kind) {
+    case IR_BLOCK: {
+        int64_t len = n->u.block.len < *budget ? n->u.block.len : *budget;
+        memcpy(at + n->off, *packed, (size_t)len);
+        *packed += len;
+        *budget -= len;
+        return;
+    }
+    case IR_LOOP:
+        for (int64_t i = 0; i < n->u.loop.count && *budget > 0; i++)
+            visit_prefix(n->u.loop.child, at + n->off + i * n->u.loop.stride, packed, budget);
+        return;
+    case IR_SEQ:
+        for (int64_t i = 0; i < n->u.seq.n && *budget > 0; i++)
+            visit_prefix(n->u.seq.items[i], at + n->off, packed, budget);
+        return;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n && *budget > 0; i++) {
+            int64_t len = n->u.list.lens[i] < *budget ? n->u.list.lens[i] : *budget;
+            memcpy(at + n->off + n->u.list.offs[i], *packed, (size_t)len);
+            *packed += len;
+            *budget -= len;
+        }
+        return;
+    }
+}
+
+void kernel_tree_unpack_prefix(const ir_node *normal, char *typed, const char *packed,
+                               int64_t bytes)
+{
+    visit_prefix(normal, typed, &packed, &bytes);
+}

@@ -77,14 +77,24 @@ def machine(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("run", "run an unchanged MPI program with memcomm preloaded on every rank")
+def run(args: argparse.Namespace) -> int:
+    program = [a for a in args.program if a != "--"]
+    if not program:
+        raise MemcommError("give the program to run: memcomm run [-n N] -- PROGRAM [ARGS]")
+    build = runner.find_build(args.mpi)
+    return runner.launch_preloaded(build, args.np, program[0], program[1:]).returncode
+
+
 @command("explain", "run an MPI program under memcomm and say what it decided for each type")
 def explain(args: argparse.Namespace) -> int:
     if not args.program:
         raise MemcommError("give the program to run: memcomm explain [--np N] -- PROGRAM [ARGS]")
     build = runner.find_build(args.mpi)
-    env = {"LD_PRELOAD": str(build.library), "MEMCOMM_EXPLAIN": "1"}
     program, *program_args = [a for a in args.program if a != "--"] or [""]
-    result = runner.launch(build, args.np, program, program_args, capture=True, extra_env=env)
+    result = runner.launch_preloaded(
+        build, args.np, program, program_args, capture=True, extra_env={"MEMCOMM_EXPLAIN": "1"}
+    )
     found, other = runner.explanations(result.stderr)
     sys.stdout.write(result.stdout)
     for line in other:
@@ -191,6 +201,9 @@ def parser() -> argparse.ArgumentParser:
         if name == "report":
             p.add_argument("files", nargs="+", help="JSON-lines files from `memcomm bench --json`")
             p.add_argument("--markdown", action="store_true", help="a Markdown table")
+        if name == "run":
+            p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")
+            p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
         if name == "explain":
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")

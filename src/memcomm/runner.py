@@ -177,6 +177,26 @@ def save_probe(result: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def launch_preloaded(
+    build: Build,
+    nprocs: int,
+    program: str,
+    args: Sequence[str],
+    capture: bool = False,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run an unchanged MPI program with memcomm preloaded on every rank.
+
+    The preload is set by `env` on each rank's command line, not in mpiexec's environment:
+    Open MPI does not forward LD_PRELOAD to ranks, and the launcher itself must not load an
+    MPI library.
+    """
+    settings = [f"{k}={v}" for k, v in (extra_env or {}).items()]
+    return launch(
+        build, nprocs, "env", [*settings, f"LD_PRELOAD={build.library}", program, *args], capture
+    )
+
+
 EXPLAIN_LINE = re.compile(r"^memcomm explain \[rank (-?\d+)\] (.*?): (.*)$")
 
 

@@ -97,27 +97,6 @@ static bool first_difference(const unsigned char *a, const unsigned char *b, siz
     return false;
 }
 
-/* Does the MPI's unpack of this layout write each packed byte to its own place? Types with
- * overlapping entries are erroneous for unpack (MPI standard), so unpack is compared only
- * for types where unpack then pack gives back every byte, for three independent patterns. */
-static bool unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *origin,
-                              int64_t bytes, unsigned char *scratch)
-{
-    for (int shift = 0; shift <= 16; shift += 8) {
-        unsigned char *stream = scratch, *back = scratch + bytes;
-        for (int64_t i = 0; i < bytes; i++)
-            stream[i] = (unsigned char)(i >> shift);
-        int pos = 0;
-        if (PMPI_Unpack(stream, (int)bytes, &pos, origin, (int)count, t, MPI_COMM_WORLD) != MPI_SUCCESS)
-            return false;
-        pos = 0;
-        if (PMPI_Pack(origin, (int)count, t, back, (int)bytes, &pos, MPI_COMM_WORLD) != MPI_SUCCESS ||
-            memcmp(stream, back, (size_t)bytes) != 0)
-            return false;
-    }
-    return true;
-}
-
 static outcome compare_pack(MPI_Datatype t, trial *tr, unsigned char *origin, int64_t bytes,
                             unsigned char *ref, unsigned char *mine, unsigned char *api)
 {
@@ -253,7 +232,7 @@ static outcome run_trial(const recipe *r, trial *tr)
          * them (Open MPI 5.0.11, complex types in strided layouts): no reference to use */
         bool mpi_consistent = tr->info.handled || !strstr(tr->info.reason, "differently");
         tr->unpack_checked =
-            mpi_consistent && unpack_is_defined(t, tr->count, probe + GUARD - lo, bytes, scratch);
+            mpi_consistent && recipe_unpack_is_defined(t, tr->count, probe + GUARD - lo, bytes, scratch);
         if (tr->unpack_checked) {
             outcome u = compare_unpack(t, tr, buf, span, origin, bytes, packed, ref, mine, api);
             if (u == CASE_FAIL)

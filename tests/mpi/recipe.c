@@ -521,3 +521,24 @@ int recipe_smaller(const recipe *r, recipe **out, int cap)
 #undef EMIT
     return n;
 }
+
+/* Does the MPI's unpack of this layout write each packed byte to its own place? Types with
+ * overlapping entries are erroneous for unpack (MPI standard), so unpack is compared only
+ * for types where unpack then pack gives back every byte, for three independent patterns. */
+bool recipe_unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *origin,
+                              int64_t bytes, unsigned char *scratch)
+{
+    for (int shift = 0; shift <= 16; shift += 8) {
+        unsigned char *stream = scratch, *back = scratch + bytes;
+        for (int64_t i = 0; i < bytes; i++)
+            stream[i] = (unsigned char)(i >> shift);
+        int pos = 0;
+        if (PMPI_Unpack(stream, (int)bytes, &pos, origin, (int)count, t, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return false;
+        pos = 0;
+        if (PMPI_Pack(origin, (int)count, t, back, (int)bytes, &pos, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            memcmp(stream, back, (size_t)bytes) != 0)
+            return false;
+    }
+    return true;
+}

@@ -179,3 +179,22 @@ def test_explain_without_a_program_is_an_error() -> None:
     result = run_cli("explain", "--mpi", BUILT[0])
     assert result.returncode == 2
     assert "give the program to run" in result.stderr
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_run_preloads_memcomm_on_every_rank(mpi: str) -> None:
+    program = ROOT / "build" / mpi / "examples" / "halo_exchange"
+    env = {**os.environ, "MEMCOMM_STATS": "1"}
+    result = run_cli("run", "-n", "2", "--mpi", mpi, "--", str(program), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "rank 1 step 2 packed" in result.stdout
+    for rank in (0, 1):  # the stats line comes from memcomm inside each rank
+        assert f"memcomm: rank {rank} handled" in result.stderr
+
+
+def test_run_without_a_program_is_an_error() -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    result = run_cli("run", "--mpi", BUILT[0])
+    assert result.returncode == 2
+    assert "give the program to run" in result.stderr

@@ -1,0 +1,119 @@
+/* Blocking point-to-point calls: a non-contiguous datatype memcomm handles travels as the
+ * packed bytes of the MPI's own format (MPI_PACKED); everything else goes to the MPI as it
+ * came (lib/p2p/message.h says which). */
+#include "../core/config.h"
+#include "../p2p/bufpool.h"
+#include "../p2p/message.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Whether this send's data goes through memcomm; if so, `*packed` holds it. */
+static bool packed_send(const void *buf, int count, MPI_Datatype type, int peer, message *m,
+                        void **packed)
+{
+    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
+        return false;
+    *packed = message_pack(m, buf, count);
+    if (!*packed)
+        message_done(m);
+    return *packed != NULL;
+}
+
+#define SEND_SHIM(NAME, PNAME)                                                                 \
+    EXPORT int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
+                    MPI_Comm comm)                                                             \
+    {                                                                                          \
+        message m;                                                                             \
+        void *packed;                                                                          \
+        if (!packed_send(buf, count, type, dest, &m, &packed))                                 \
+            return PNAME(buf, count, type, dest, tag, comm);                                   \
+        int rc = PNAME(packed, (int)m.bytes, MPI_PACKED, dest, tag, comm);                     \
+        bufpool_give(packed);                                                                  \
+        message_done(&m);                                                                      \
+        return rc;                                                                             \
+    }
+
+SEND_SHIM(MPI_Send, PMPI_Send)
+SEND_SHIM(MPI_Ssend, PMPI_Ssend)
+SEND_SHIM(MPI_Rsend, PMPI_Rsend)
+SEND_SHIM(MPI_Bsend, PMPI_Bsend)
+
+/* Whether this receive goes through memcomm; if so, `*packed` is where it lands. */
+static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, message *m,
+                           void **packed)
+{
+    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
+        return false;
+    *packed = bufpool_take(m->bytes);
+    if (!*packed)
+        message_done(m);
+    return *packed != NULL;
+}
+
+/* After the MPI received into `packed`: unpack what arrived (nothing after an error, as the
+ * status then says nothing reliable), and give the buffer back. */
+static void finish_receive(message *m, void *packed, int rc, const MPI_Status *status, void *buf)
+{
+    int received = 0;
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS &&
+        received > 0 && received <= m->bytes)
+        message_unpack(m, packed, received, buf);
+    bufpool_give(packed);
+    message_done(m);
+}
+
+EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    message m;
+    void *packed;
+    if (!packed_receive(buf, count, type, source, &m, &packed))
+        return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc = PMPI_Recv(packed, (int)m.bytes, MPI_PACKED, source, tag, comm, st);
+    finish_receive(&m, packed, rc, st, buf);
+    return rc;
+}
+
+EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                        int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    message out, in;
+    void *packed_out = NULL, *packed_in = NULL;
+    bool send_packed = packed_send(sendbuf, sendcount, sendtype, dest, &out, &packed_out);
+    bool recv_packed = packed_receive(recvbuf, recvcount, recvtype, source, &in, &packed_in);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc = PMPI_Sendrecv(send_packed ? packed_out : sendbuf,
+                           send_packed ? (int)out.bytes : sendcount,
+                           send_packed ? MPI_PACKED : sendtype, dest, sendtag,
+                           recv_packed ? packed_in : recvbuf,
+                           recv_packed ? (int)in.bytes : recvcount,
+                           recv_packed ? MPI_PACKED : recvtype, source, recvtag, comm, st);
+    if (send_packed) {
+        bufpool_give(packed_out);
+        message_done(&out);
+    }
+    if (recv_packed)
+        finish_receive(&in, packed_in, rc, st, recvbuf);
+    return rc;
+}
+
+EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
+                                int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    message m;
+    void *packed;
+    /* both directions use the one buffer: memcomm carries it only if it may for both */
+    if (source == MPI_PROC_NULL || !packed_send(buf, count, type, dest, &m, &packed))
+        return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
+                                     status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc = PMPI_Sendrecv_replace(packed, (int)m.bytes, MPI_PACKED, dest, sendtag, source,
+                                   recvtag, comm, st);
+    finish_receive(&m, packed, rc, st, buf);
+    return rc;
+}

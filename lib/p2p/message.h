@@ -1,0 +1,43 @@
+/* message: a point-to-point message whose datatype memcomm moves itself.
+ *
+ * A send of a non-contiguous type memcomm handles packs into a pooled buffer and sends the
+ * bytes as MPI_PACKED; a receive lands as MPI_PACKED in a pooled buffer and is unpacked into
+ * the user's buffer: all of it, or, for a shorter message, its whole instances and the
+ * head of the instance it ends in, as the MPI would fill it. (A message can end inside a
+ * basic element only when the sender's type signature differs from the receiver's, which
+ * MPI calls erroneous; memcomm then writes that element's first bytes, where MPICH writes
+ * none of it.) The bytes on the wire are exactly
+ * what the MPI's own pack produces (the engine's guarantee), so a peer without memcomm
+ * receives or sends the same message, and the status carries the byte count from which the
+ * MPI derives MPI_Get_count and MPI_Get_elements for the user's type.
+ *
+ * Everything else goes to the MPI unchanged: basic and contiguous types (recognized from a
+ * small cache of handles known to pass, without locking), types memcomm does not handle,
+ * zero counts, MPI_BOTTOM and NULL buffers, and messages too large for an int count. */
+#ifndef MEMCOMM_MESSAGE_H
+#define MEMCOMM_MESSAGE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/analysis.h"
+
+typedef struct {
+    analysis *analysis; /* retained until message_done */
+    int64_t bytes;      /* packed size of the call's count */
+} message;
+
+/* Whether memcomm carries (buf, count, type); if so, `m` holds the analysis. */
+bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m);
+
+/* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the
+ * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */
+void *message_pack(const message *m, const void *buf, int64_t count);
+
+/* Unpack the first `received` (<= m->bytes) packed bytes into `count` instances at `buf`. */
+void message_unpack(const message *m, const void *packed, int64_t received, void *buf);
+
+void message_done(message *m);
+
+#endif
