@@ -6,6 +6,7 @@
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
+#include "../p2p/requests.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -17,6 +18,7 @@ EXPORT int MPI_Finalize(void)
         stats_print(stderr, rank);
         fflush(stderr);
     }
+    requests_progress(true); /* requests the user freed before they completed */
     typecache_shutdown();
     bufpool_drain();
     return PMPI_Finalize();

@@ -7,16 +7,29 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* Whether this send's data goes through memcomm; if so, `*packed` holds it. */
-static bool packed_send(const void *buf, int count, MPI_Datatype type, int peer, message *m,
-                        void **packed)
+/* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
+ * packed from `buf`), else the MPI gets the call as it came (also when memory is short). */
+static bool carried(const void *buf, int count, MPI_Datatype type, int peer, bool fill,
+                    message *m, void **packed)
 {
     if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
         return false;
-    *packed = message_pack(m, buf, count);
+    *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
         message_done(m);
     return *packed != NULL;
+}
+
+static bool packed_send(const void *buf, int count, MPI_Datatype type, int peer, message *m,
+                        void **packed)
+{
+    return carried(buf, count, type, peer, true, m, packed);
+}
+
+static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, message *m,
+                           void **packed)
+{
+    return carried(buf, count, type, peer, false, m, packed);
 }
 
 #define SEND_SHIM(NAME, PNAME)                                                                 \
@@ -37,18 +50,6 @@ SEND_SHIM(MPI_Send, PMPI_Send)
 SEND_SHIM(MPI_Ssend, PMPI_Ssend)
 SEND_SHIM(MPI_Rsend, PMPI_Rsend)
 SEND_SHIM(MPI_Bsend, PMPI_Bsend)
-
-/* Whether this receive goes through memcomm; if so, `*packed` is where it lands. */
-static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, message *m,
-                           void **packed)
-{
-    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
-        return false;
-    *packed = bufpool_take(m->bytes);
-    if (!*packed)
-        message_done(m);
-    return *packed != NULL;
-}
 
 /* After the MPI received into `packed`: unpack what arrived (nothing after an error, as the
  * status then says nothing reliable), and give the buffer back. */

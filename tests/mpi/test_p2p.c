@@ -14,6 +14,8 @@
  *
  *   test_p2p [--cases N] [--seed S] */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +26,15 @@
 
 enum { GUARD = 256, MAX_SPAN = 1 << 20, FILL = 0x5A };
 
-typedef enum { M_SEND, M_SSEND, M_BSEND, M_RSEND, M_SENDRECV, M_REPLACE, M_PACKED_PREFIX, MODES } mode;
-static const char *mode_names[MODES] = {"MPI_Send",     "MPI_Ssend",            "MPI_Bsend",
-                                        "MPI_Rsend",    "MPI_Sendrecv",         "MPI_Sendrecv_replace",
-                                        "MPI_Send of a packed prefix"};
+typedef enum {
+    M_SEND, M_SSEND, M_BSEND, M_RSEND, M_SENDRECV, M_REPLACE, M_ISEND, M_PERSISTENT, M_MPROBE,
+    M_FREED, M_PACKED_PREFIX, MODES
+} mode;
+static const char *mode_names[MODES] = {
+    "MPI_Send",  "MPI_Ssend",    "MPI_Bsend",     "MPI_Rsend",
+    "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Isend/Irecv, Test until done",
+    "MPI_Send_init/Recv_init, two rounds", "MPI_Mprobe/Improbe + Mrecv/Imrecv",
+    "MPI_Isend then MPI_Request_free", "MPI_Send of a packed prefix"};
 
 /* One datatype's buffers: `origin` is where a count-instance buffer starts. */
 typedef struct {
@@ -73,10 +80,10 @@ static long long failures;
 static bool elements_checked = true;
 
 /* Compare a receive with the MPI's own transfer of the same message. `got` and `status` are
- * what the receive produced (rc its return code); the reference sends `sendcount` of
+ * what the receive produced (rc its return code; `tag` the message's); the reference sends `sendcount` of
  * `sendtype` from `src` (a buffer of `send_layout`) and receives `recvcount`. */
 static void compare(const char *what, int rc, const unsigned char *got, const MPI_Status *status,
-                    const layout *recv_layout, int recvcount, const void *src_origin,
+                    int tag, const layout *recv_layout, int recvcount, const void *src_origin,
                     int sendcount, MPI_Datatype sendtype, bool defined)
 {
     unsigned char *want = malloc((size_t)recv_layout->span);
@@ -107,7 +114,7 @@ static void compare(const char *what, int rc, const unsigned char *got, const MP
         }
         if (count != ref_count || elements != ref_elements)
             ok = false, why = "MPI_Get_count or MPI_Get_elements";
-        else if (status->MPI_TAG != 7)
+        else if (status->MPI_TAG != tag)
             ok = false, why = "status tag";
         else if (defined && memcmp(got, want, (size_t)recv_layout->span) != 0)
             ok = false, why = "received bytes";
@@ -163,17 +170,41 @@ static void run_case(int rank, mode how, const layout *l, int sendcount, int rec
             }
             free(want);
         } else {
-            compare(context, rc, dst, &status, l, recvcount, src_origin, sendcount, l->type,
+            compare(context, rc, dst, &status, 7, l, recvcount, src_origin, sendcount, l->type,
                     defined);
         }
     } else if (rank == 0) {
+        MPI_Request request;
+        int done = 0;
         if (how == M_RSEND)
             MPI_Barrier(MPI_COMM_WORLD); /* the receive is posted */
         switch (how) {
         case M_SEND: rc = MPI_Send(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD); break;
+        case M_MPROBE: rc = MPI_Send(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD); break;
         case M_SSEND: rc = MPI_Ssend(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD); break;
         case M_BSEND: rc = MPI_Bsend(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD); break;
         case M_RSEND: rc = MPI_Rsend(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD); break;
+        case M_ISEND:
+            rc = MPI_Isend(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD, &request);
+            while (rc == MPI_SUCCESS && !done)
+                rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+            break;
+        case M_FREED: /* completion is learnt from the barrier after the receive */
+            rc = MPI_Isend(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD, &request);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Request_free(&request);
+            MPI_Barrier(MPI_COMM_WORLD);
+            break;
+        case M_PERSISTENT:
+            rc = MPI_Send_init(src_origin, sendcount, l->type, 1, tag, MPI_COMM_WORLD, &request);
+            for (int round = 0; round < 2 && rc == MPI_SUCCESS; round++) {
+                fill(src, l->span, seed + (uint64_t)round); /* new data each round */
+                rc = MPI_Start(&request);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+            }
+            MPI_Request_free(&request);
+            break;
         default: break;
         }
         if (rc != MPI_SUCCESS) {
@@ -181,19 +212,55 @@ static void run_case(int rank, mode how, const layout *l, int sendcount, int rec
             fprintf(stderr, "test_p2p: %s: the send failed (%d)\n", context, rc);
         }
     } else {
-        if (how == M_RSEND) {
-            MPI_Request request;
-            MPI_Irecv(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &request);
+        MPI_Request request;
+        MPI_Message matched;
+        int rounds = how == M_PERSISTENT ? 2 : 1;
+        if (how == M_PERSISTENT)
+            MPI_Recv_init(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &request);
+        for (int round = 0; round < rounds; round++) {
+            fill(src, l->span, seed + (uint64_t)round); /* what the sender sent this round */
+            memset(dst, FILL, (size_t)l->span);
+            switch (how) {
+            case M_RSEND:
+                MPI_Irecv(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &request);
+                MPI_Barrier(MPI_COMM_WORLD);
+                rc = MPI_Wait(&request, &status);
+                break;
+            case M_ISEND:
+                MPI_Irecv(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &request);
+                rc = MPI_Wait(&request, &status);
+                break;
+            case M_PERSISTENT:
+                MPI_Start(&request);
+                rc = MPI_Wait(&request, &status);
+                break;
+            case M_MPROBE:
+                if (seed % 2) {
+                    MPI_Mprobe(0, tag, MPI_COMM_WORLD, &matched, &status);
+                    rc = MPI_Mrecv(dst_origin, recvcount, l->type, &matched, &status);
+                } else {
+                    int found = 0;
+                    while (!found)
+                        MPI_Improbe(0, tag, MPI_COMM_WORLD, &found, &matched, &status);
+                    MPI_Imrecv(dst_origin, recvcount, l->type, &matched, &request);
+                    rc = MPI_Wait(&request, &status);
+                }
+                break;
+            default:
+                rc = MPI_Recv(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &status);
+                break;
+            }
+            if (rc == MPI_SUCCESS && status.MPI_SOURCE != 0) {
+                failures++;
+                fprintf(stderr, "test_p2p: %s: status source %d\n", context, status.MPI_SOURCE);
+            }
+            compare(context, rc, dst, &status, 7, l, recvcount, src_origin, sendcount, l->type,
+                    defined);
+        }
+        if (how == M_PERSISTENT)
+            MPI_Request_free(&request);
+        if (how == M_FREED)
             MPI_Barrier(MPI_COMM_WORLD);
-            rc = MPI_Wait(&request, &status);
-        } else {
-            rc = MPI_Recv(dst_origin, recvcount, l->type, 0, tag, MPI_COMM_WORLD, &status);
-        }
-        if (rc == MPI_SUCCESS && status.MPI_SOURCE != 0) {
-            failures++;
-            fprintf(stderr, "test_p2p: %s: status source %d\n", context, status.MPI_SOURCE);
-        }
-        compare(context, rc, dst, &status, l, recvcount, src_origin, sendcount, l->type, defined);
     }
     free(src);
     free(dst);
@@ -221,11 +288,134 @@ static void run_prefix_case(int rank, const layout *l, int sendcount, int bytes,
     } else {
         MPI_Status status;
         int rc = MPI_Recv(dst - l->lo, sendcount, l->type, 0, 7, MPI_COMM_WORLD, &status);
-        compare(context, rc, dst, &status, l, sendcount, packed, bytes, MPI_PACKED, true);
+        compare(context, rc, dst, &status, 7, l, sendcount, packed, bytes, MPI_PACKED, true);
     }
     free(src);
     free(dst);
     free(packed);
+}
+
+/* Many messages outstanding at once: rank 0 starts `n` sends (tags 0..n-1, each its own
+ * data) and completes them with MPI_Waitall; rank 1 posts the receives in reverse tag order
+ * and completes them one by one with MPI_Waitany or in batches with MPI_Testsome, checking
+ * that each index it is given names the receive that matched. */
+static void run_many(int rank, const layout *l, int count, int n, uint64_t seed, bool testsome)
+{
+    enum { MAX = 64 };
+    unsigned char *src[MAX], *dst[MAX];
+    MPI_Request requests[MAX];
+    for (int i = 0; i < n; i++) {
+        src[i] = malloc((size_t)l->span);
+        dst[i] = malloc((size_t)l->span);
+        fill(src[i], l->span, seed + (uint64_t)i);
+        memset(dst[i], FILL, (size_t)l->span);
+    }
+    char context[96];
+    snprintf(context, sizeof context, "%d outstanding messages (%s)", n,
+             testsome ? "MPI_Testsome" : "MPI_Waitany");
+    if (rank == 0) {
+        for (int i = 0; i < n; i++)
+            MPI_Isend(src[i] - l->lo, count, l->type, 1, i, MPI_COMM_WORLD, &requests[i]);
+        if (MPI_Waitall(n, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+            failures++;
+            fprintf(stderr, "test_p2p: %s: MPI_Waitall failed\n", context);
+        }
+    } else {
+        for (int k = 0; k < n; k++) { /* request k receives tag n-1-k */
+            int tag = n - 1 - k;
+            MPI_Irecv(dst[tag] - l->lo, count, l->type, 0, tag, MPI_COMM_WORLD, &requests[k]);
+        }
+        for (int done = 0; done < n;) {
+            int indices[MAX], outcount = 0;
+            MPI_Status statuses[MAX];
+            if (testsome) {
+                MPI_Testsome(n, requests, &outcount, indices, statuses);
+            } else {
+                MPI_Waitany(n, requests, &indices[0], &statuses[0]);
+                outcount = 1;
+            }
+            for (int j = 0; j < outcount && outcount != MPI_UNDEFINED; j++, done++) {
+                int tag = n - 1 - indices[j];
+                if (statuses[j].MPI_TAG != tag) {
+                    failures++;
+                    fprintf(stderr, "test_p2p: %s: index %d has tag %d\n", context, indices[j],
+                            statuses[j].MPI_TAG);
+                }
+                compare(context, MPI_SUCCESS, dst[tag], &statuses[j], tag, l, count,
+                        src[tag] - l->lo, count, l->type, true);
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        free(src[i]);
+        free(dst[i]);
+    }
+}
+
+/* MPI_THREAD_MULTIPLE: threads on both ranks exchange messages at once, each thread with its
+ * own tag, half with MPI_Sendrecv and half with MPI_Isend/Irecv/Waitall. The expected bytes
+ * come from PMPI_Pack/PMPI_Unpack of the peer's data (the MPI alone, in this thread). */
+enum { THREADS = 4, THREAD_ROUNDS = 50 };
+static _Atomic long long thread_failures;
+static MPI_Datatype thread_type;
+static layout thread_layout;
+static int thread_rank;
+
+static void *exchange(void *arg)
+{
+    const int t = (int)(intptr_t)arg, peer = 1 - thread_rank, count = 20;
+    const layout *l = &thread_layout;
+    unsigned char *mine = malloc((size_t)l->span), *theirs = malloc((size_t)l->span);
+    unsigned char *got = malloc((size_t)l->span), *want = malloc((size_t)l->span);
+    unsigned char *packed = malloc((size_t)(l->size * count));
+    for (int round = 0; round < THREAD_ROUNDS; round++) {
+        uint64_t base = (uint64_t)(t * 1000 + round) * 2;
+        fill(mine, l->span, base + (uint64_t)thread_rank);
+        fill(theirs, l->span, base + (uint64_t)peer);
+        memset(got, FILL, (size_t)l->span);
+        memset(want, FILL, (size_t)l->span);
+        int pos = 0;
+        PMPI_Pack(theirs - l->lo, count, thread_type, packed, (int)(l->size * count), &pos,
+                  MPI_COMM_SELF);
+        pos = 0;
+        PMPI_Unpack(packed, (int)(l->size * count), &pos, want - l->lo, count, thread_type,
+                    MPI_COMM_SELF);
+        int rc;
+        if (t % 2 == 0) {
+            rc = MPI_Sendrecv(mine - l->lo, count, thread_type, peer, 100 + t, got - l->lo, count,
+                              thread_type, peer, 100 + t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Request requests[2];
+            MPI_Irecv(got - l->lo, count, thread_type, peer, 100 + t, MPI_COMM_WORLD, &requests[0]);
+            MPI_Isend(mine - l->lo, count, thread_type, peer, 100 + t, MPI_COMM_WORLD, &requests[1]);
+            rc = MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        }
+        if (rc != MPI_SUCCESS || memcmp(got, want, (size_t)l->span) != 0)
+            thread_failures++;
+    }
+    free(mine);
+    free(theirs);
+    free(got);
+    free(want);
+    free(packed);
+    return NULL;
+}
+
+static void run_threads(int rank, MPI_Datatype type)
+{
+    thread_rank = rank;
+    thread_type = type;
+    layout_of(type, 20, &thread_layout);
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        pthread_create(&threads[t], NULL, exchange, (void *)(intptr_t)t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(threads[t], NULL);
+    if (thread_failures) {
+        failures += thread_failures;
+        fprintf(stderr, "test_p2p: %lld threaded exchanges differ from the MPI alone\n",
+                (long long)thread_failures);
+    }
 }
 
 /* MPI_PROC_NULL: nothing moves, the status says so, as the MPI alone gives it. */
@@ -248,7 +438,8 @@ static void check_proc_null(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -309,11 +500,19 @@ int main(int argc, char **argv)
                 run_case(rank, (mode)how, &l, n, n - 1, seed + f, fixed[f].name);
             compared += 3;
         }
+        for (int k = 0; k < 2; k++, compared += 20)
+            run_many(rank, &l, n, 20, seed + f, k == 1);
         /* messages ending inside an instance, after a basic element */
         const int64_t step = (l.size * n / 5 / fixed[f].unit + 1) * fixed[f].unit;
         for (int64_t bytes = fixed[f].first; bytes < l.size * n; bytes += step, compared++)
             run_prefix_case(rank, &l, n, (int)bytes, seed + f, fixed[f].name);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (provided == MPI_THREAD_MULTIPLE) {
+        run_threads(rank, transpose);
+        compared += 2 * THREADS * THREAD_ROUNDS;
+    } else if (rank == 0) {
+        printf("test_p2p: no MPI_THREAD_MULTIPLE, threaded exchanges skipped\n");
     }
     /* basic types go to the MPI unchanged and still arrive */
     layout doubles;
