@@ -4,6 +4,7 @@
  * request (lib/p2p/requests.h); every completion call hands the handles it held before the
  * MPI completed them to the table, which unpacks receives and gives buffers back. With no
  * carried request outstanding, the completion calls go to the MPI after one atomic load. */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "../core/config.h"
@@ -127,34 +128,12 @@ EXPORT int MPI_Request_free(MPI_Request *request)
     return PMPI_Request_free(request);
 }
 
-/* ---- completion ---- */
-
-EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
-{
-    if (!request || !requests_outstanding())
-        return PMPI_Wait(request, status);
-    MPI_Request before = *request;
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    int rc = PMPI_Wait(request, st);
-    requests_complete(before, rc, st);
-    requests_progress(false);
-    return rc;
-}
-
-EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    if (!request || !flag || !requests_outstanding())
-        return PMPI_Test(request, flag, status);
-    MPI_Request before = *request;
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    int rc = PMPI_Test(request, flag, st);
-    if (*flag)
-        requests_complete(before, rc, st);
-    requests_progress(false);
-    return rc;
-}
+/* ---- completion ----
+ *
+ * With carried requests outstanding, each completion call polls the MPI's test call with the
+ * request table locked, and hands over what completed before unlocking (requests.h says
+ * why); between polls the lock is released and the thread yields, so other threads start
+ * and complete their own requests. */
 
 /* The handles of an array call before the MPI completes them, and statuses to read even when
  * the caller ignores them. Small calls use the stack. */
@@ -164,18 +143,14 @@ typedef struct {
     bool own_statuses;
 } held;
 
-static bool hold(held *h, int count, const MPI_Request requests[], MPI_Status *statuses)
+static bool hold(held *h, int count, MPI_Status *statuses)
 {
     h->before = count <= 16 ? h->small_requests : malloc(sizeof(MPI_Request) * (size_t)count);
     h->own_statuses = statuses == MPI_STATUSES_IGNORE;
     h->statuses = !h->own_statuses ? statuses
                   : count <= 16    ? h->small_statuses
                                    : malloc(sizeof(MPI_Status) * (size_t)count);
-    if (!h->before || !h->statuses)
-        return false;
-    for (int i = 0; i < count; i++)
-        h->before[i] = requests[i];
-    return true;
+    return h->before && h->statuses;
 }
 
 static void let_go(held *h)
@@ -186,112 +161,179 @@ static void let_go(held *h)
         free(h->statuses);
 }
 
-/* Whether request i of an all-call is complete: all are on success; with MPI_ERR_IN_STATUS,
- * those whose status is not MPI_ERR_PENDING. */
+static void remember(held *h, int count, const MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++)
+        h->before[i] = requests[i];
+}
+
+/* The completion code of request i of an all/some call: with MPI_ERR_IN_STATUS, its own. */
 static int status_code(int rc, const MPI_Status *status)
 {
     return rc == MPI_ERR_IN_STATUS ? status->MPI_ERROR : rc;
 }
 
-/* After an all-call completed the first `count` held requests (rc its return code). */
-static void completed_all(held *h, int count, int rc)
+/* Ends one poll: true when the call is over. */
+static bool polled(bool over)
 {
-    for (int i = 0; i < count; i++) {
-        int code = status_code(rc, &h->statuses[i]);
-        if (code != MPI_ERR_PENDING)
-            requests_complete(h->before[i], code, &h->statuses[i]);
-    }
-    let_go(h);
+    requests_unlock();
+    if (!over)
+        sched_yield();
+    return over;
+}
+
+/* Test (blocking: until done) one request. */
+static int test_one(MPI_Request *request, int *flag, MPI_Status *status, bool blocking)
+{
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc, done;
+    do {
+        requests_lock();
+        MPI_Request before = *request;
+        rc = PMPI_Test(request, &done, st);
+        if (done || rc != MPI_SUCCESS)
+            requests_complete_locked(before, rc, st);
+    } while (!polled(!blocking || done || rc != MPI_SUCCESS));
+    if (flag)
+        *flag = done;
     requests_progress(false);
+    return rc;
+}
+
+EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!request || !requests_outstanding())
+        return PMPI_Wait(request, status);
+    return test_one(request, NULL, status, true);
+}
+
+EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (!request || !flag || !requests_outstanding())
+        return PMPI_Test(request, flag, status);
+    return test_one(request, flag, status, false);
+}
+
+/* Testall (blocking: until all are done). */
+static int test_all(int count, MPI_Request requests[], int *flag, MPI_Status statuses[],
+                    bool blocking)
+{
+    held h;
+    if (!hold(&h, count, statuses)) {
+        let_go(&h);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc, done;
+    do {
+        requests_lock();
+        remember(&h, count, requests);
+        rc = PMPI_Testall(count, requests, &done, h.statuses);
+        for (int i = 0; (done || rc != MPI_SUCCESS) && i < count; i++) {
+            int code = status_code(rc, &h.statuses[i]);
+            if (code != MPI_ERR_PENDING)
+                requests_complete_locked(h.before[i], code, &h.statuses[i]);
+        }
+    } while (!polled(!blocking || done || rc != MPI_SUCCESS));
+    if (flag)
+        *flag = done;
+    let_go(&h);
+    requests_progress(false);
+    return rc;
 }
 
 EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
-    held h;
     if (count <= 0 || !requests || !requests_outstanding())
         return PMPI_Waitall(count, requests, statuses);
-    if (!hold(&h, count, requests, statuses)) {
-        let_go(&h);
-        return PMPI_Waitall(count, requests, statuses); /* out of memory: cannot track */
-    }
-    int rc = PMPI_Waitall(count, requests, h.statuses);
-    completed_all(&h, count, rc);
-    return rc;
+    return test_all(count, requests, NULL, statuses, true);
 }
 
 EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
-    held h;
     if (count <= 0 || !requests || !flag || !requests_outstanding())
         return PMPI_Testall(count, requests, flag, statuses);
-    if (!hold(&h, count, requests, statuses)) {
+    return test_all(count, requests, flag, statuses, false);
+}
+
+/* Testany (blocking: until one is done or none is active). */
+static int test_any(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status,
+                    bool blocking)
+{
+    held h;
+    if (!hold(&h, count, MPI_STATUSES_IGNORE)) {
         let_go(&h);
-        return PMPI_Testall(count, requests, flag, statuses);
+        return MPI_ERR_NO_MEM;
     }
-    int rc = PMPI_Testall(count, requests, flag, h.statuses);
-    completed_all(&h, *flag ? count : 0, rc);
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &h.small_statuses[0] : status;
+    int rc, done;
+    do {
+        requests_lock();
+        remember(&h, count, requests);
+        rc = PMPI_Testany(count, requests, index, &done, st);
+        if (done && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
+            requests_complete_locked(h.before[*index], rc, st);
+    } while (!polled(!blocking || done || rc != MPI_SUCCESS));
+    if (flag)
+        *flag = done;
+    let_go(&h);
+    requests_progress(false);
     return rc;
 }
 
 EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    held h;
     if (count <= 0 || !requests || !index || !requests_outstanding())
         return PMPI_Waitany(count, requests, index, status);
-    if (!hold(&h, count, requests, MPI_STATUSES_IGNORE)) {
-        let_go(&h);
-        return PMPI_Waitany(count, requests, index, status);
-    }
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &h.small_statuses[0] : status;
-    int rc = PMPI_Waitany(count, requests, index, st);
-    if (*index != MPI_UNDEFINED && *index >= 0 && *index < count)
-        requests_complete(h.before[*index], rc, st);
-    let_go(&h);
-    requests_progress(false);
-    return rc;
+    return test_any(count, requests, index, NULL, status, true);
 }
 
 EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
                        MPI_Status *status)
 {
-    held h;
     if (count <= 0 || !requests || !index || !flag || !requests_outstanding())
         return PMPI_Testany(count, requests, index, flag, status);
-    if (!hold(&h, count, requests, MPI_STATUSES_IGNORE)) {
+    return test_any(count, requests, index, flag, status, false);
+}
+
+/* Testsome (blocking: until some are done or none is active); statuses are in completion
+ * order, the k-th for indices[k]. */
+static int test_some(int incount, MPI_Request requests[], int *outcount, int indices[],
+                     MPI_Status statuses[], bool blocking)
+{
+    held h;
+    if (!hold(&h, incount, statuses)) {
         let_go(&h);
-        return PMPI_Testany(count, requests, index, flag, status);
+        return MPI_ERR_NO_MEM;
     }
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &h.small_statuses[0] : status;
-    int rc = PMPI_Testany(count, requests, index, flag, st);
-    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
-        requests_complete(h.before[*index], rc, st);
+    int rc;
+    do {
+        requests_lock();
+        remember(&h, incount, requests);
+        rc = PMPI_Testsome(incount, requests, outcount, indices, h.statuses);
+        for (int k = 0; *outcount != MPI_UNDEFINED && k < *outcount; k++) {
+            int code = status_code(rc, &h.statuses[k]);
+            if (code != MPI_ERR_PENDING && indices[k] >= 0 && indices[k] < incount)
+                requests_complete_locked(h.before[indices[k]], code, &h.statuses[k]);
+        }
+    } while (!polled(!blocking || *outcount != 0 || rc != MPI_SUCCESS));
     let_go(&h);
     requests_progress(false);
     return rc;
 }
 
-/* Waitsome and Testsome: statuses are in completion order, k-th for indices[k]. */
-#define SOME_SHIM(NAME, PNAME)                                                                 \
-    EXPORT int NAME(int incount, MPI_Request requests[], int *outcount, int indices[],         \
-                    MPI_Status statuses[])                                                     \
-    {                                                                                          \
-        held h;                                                                                \
-        if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())     \
-            return PNAME(incount, requests, outcount, indices, statuses);                      \
-        if (!hold(&h, incount, requests, statuses)) {                                          \
-            let_go(&h);                                                                        \
-            return PNAME(incount, requests, outcount, indices, statuses);                      \
-        }                                                                                      \
-        int rc = PNAME(incount, requests, outcount, indices, h.statuses);                      \
-        for (int k = 0; *outcount != MPI_UNDEFINED && k < *outcount; k++) {                    \
-            int code = status_code(rc, &h.statuses[k]);                                        \
-            if (code != MPI_ERR_PENDING && indices[k] >= 0 && indices[k] < incount)            \
-                requests_complete(h.before[indices[k]], code, &h.statuses[k]);                 \
-        }                                                                                      \
-        let_go(&h);                                                                            \
-        requests_progress(false);                                                              \
-        return rc;                                                                             \
-    }
+EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[])
+{
+    if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
+        return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    return test_some(incount, requests, outcount, indices, statuses, true);
+}
 
-SOME_SHIM(MPI_Waitsome, PMPI_Waitsome)
-SOME_SHIM(MPI_Testsome, PMPI_Testsome)
+EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[])
+{
+    if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
+        return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    return test_some(incount, requests, outcount, indices, statuses, false);
+}

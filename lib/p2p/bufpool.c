@@ -46,10 +46,16 @@ void bufpool_give(void *buffer)
         return;
     header *h = (header *)buffer - 1;
     pthread_mutex_lock(&lock);
-    if (kept_bytes + h->capacity > config_get()->pool_bytes) {
-        pthread_mutex_unlock(&lock);
-        free(h);
-        return;
+    /* the latest buffer always stays; smaller kept ones make room for it, so a message
+     * larger than the bound (a 4096^2 transpose is 128 MiB) reuses its buffer instead of
+     * faulting in fresh pages on every call */
+    header *evicted = NULL;
+    while (free_list && kept_bytes + h->capacity > config_get()->pool_bytes) {
+        header *smallest = free_list;
+        free_list = smallest->next;
+        kept_bytes -= smallest->capacity;
+        smallest->next = evicted;
+        evicted = smallest;
     }
     header **link = &free_list;
     while (*link && (*link)->capacity < h->capacity)
@@ -58,6 +64,11 @@ void bufpool_give(void *buffer)
     *link = h;
     kept_bytes += h->capacity;
     pthread_mutex_unlock(&lock);
+    while (evicted) {
+        header *next = evicted->next;
+        free(evicted);
+        evicted = next;
+    }
 }
 
 void bufpool_drain(void)

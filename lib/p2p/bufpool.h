@@ -2,7 +2,8 @@
  *
  * A non-contiguous send packs into one of these and a non-contiguous receive lands in one,
  * so they are taken and given back on every such call. Free buffers are kept for reuse, up
- * to MEMCOMM_POOL_BYTES in all (default 64 MiB); a buffer given back beyond that is freed.
+ * to MEMCOMM_POOL_BYTES in all (default 64 MiB). The buffer given back last is always kept,
+ * however large; the smallest kept ones are freed to make room for it.
  * Thread-safe. */
 #ifndef MEMCOMM_BUFPOOL_H
 #define MEMCOMM_BUFPOOL_H

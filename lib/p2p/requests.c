@@ -7,8 +7,8 @@
 
 #include "bufpool.h"
 
-/* A list, oldest first: a handle the MPI completed and handed out again to another thread
- * may briefly have two entries; the older one is the request completing. */
+/* A list, oldest first. A handle has one entry at a time: completion calls hold the lock
+ * from testing the MPI to forgetting what completed (requests.h). */
 typedef struct entry {
     MPI_Request request;
     carried_request c;
@@ -39,19 +39,25 @@ bool requests_outstanding(void)
     return atomic_load_explicit(&outstanding, memory_order_relaxed) > 0;
 }
 
-/* The oldest entry for `request`, unlinked if `unlink`; NULL if none. Under the lock. */
-static entry *find_locked(MPI_Request request, bool unlink)
+/* The oldest entry for `request`; NULL if none. Under the lock. */
+static entry *find_locked(MPI_Request request)
+{
+    for (entry *e = head; e; e = e->next)
+        if (e->request == request)
+            return e;
+    return NULL;
+}
+
+/* Take `target` off the list. Under the lock. */
+static entry *unlink_locked(entry *target)
 {
     for (entry **link = &head; *link; link = &(*link)->next)
-        if ((*link)->request == request) {
-            entry *e = *link;
-            if (unlink) {
-                *link = e->next;
-                if (tail == &e->next)
-                    tail = link;
-                atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
-            }
-            return e;
+        if (*link == target) {
+            *link = target->next;
+            if (tail == &target->next)
+                tail = link;
+            atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
+            return target;
         }
     return NULL;
 }
@@ -75,36 +81,35 @@ static void deliver(const carried_request *c, int rc, const MPI_Status *status)
         message_unpack(&c->m, c->packed, received, c->buf);
 }
 
-void requests_complete(MPI_Request before, int rc, const MPI_Status *status)
+void requests_lock(void) { pthread_mutex_lock(&lock); }
+
+void requests_unlock(void) { pthread_mutex_unlock(&lock); }
+
+void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status)
 {
     if (before == MPI_REQUEST_NULL)
         return;
-    pthread_mutex_lock(&lock);
-    entry *e = find_locked(before, false);
-    bool persistent = e && e->c.persistent;
-    if (e && !persistent)
-        e = find_locked(before, true);
-    pthread_mutex_unlock(&lock);
+    entry *e = find_locked(before);
     if (!e)
         return;
     deliver(&e->c, rc, status);
-    if (!persistent)
-        release(e);
+    if (!e->c.persistent)
+        release(unlink_locked(e));
 }
 
 void requests_start(MPI_Request request)
 {
     pthread_mutex_lock(&lock);
-    entry *e = find_locked(request, false);
-    pthread_mutex_unlock(&lock);
+    entry *e = find_locked(request);
     if (e && e->c.persistent && !e->c.receive)
         e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count, e->c.packed);
+    pthread_mutex_unlock(&lock);
 }
 
 bool requests_free(MPI_Request *request)
 {
     pthread_mutex_lock(&lock);
-    entry *e = find_locked(*request, false);
+    entry *e = find_locked(*request);
     if (e)
         e->detached = true;
     pthread_mutex_unlock(&lock);
@@ -119,37 +124,22 @@ void requests_progress(bool wait)
 {
     if (!requests_outstanding())
         return;
-    for (;;) {
-        /* one detached entry at a time, unlinked while the MPI is asked about it */
-        pthread_mutex_lock(&lock);
-        entry *e = NULL;
-        for (entry *x = head; x && !e; x = x->next)
-            if (x->detached)
-                e = x;
-        if (e)
-            e = find_locked(e->request, true);
-        pthread_mutex_unlock(&lock);
-        if (!e)
-            return;
+    pthread_mutex_lock(&lock);
+    for (entry *e = head, *next; e; e = next) {
+        next = e->next;
+        if (!e->detached)
+            continue;
         MPI_Status status;
-        int done = 1, rc;
-        if (e->c.persistent) { /* an inactive persistent request, or one that will be */
-            rc = wait ? PMPI_Wait(&e->request, &status) : PMPI_Test(&e->request, &done, &status);
-            if (done && e->request != MPI_REQUEST_NULL)
-                PMPI_Request_free(&e->request);
-        } else {
-            rc = wait ? PMPI_Wait(&e->request, &status) : PMPI_Test(&e->request, &done, &status);
-        }
-        if (!done) { /* still running: back on the list, look again later */
-            pthread_mutex_lock(&lock);
-            e->next = NULL;
-            *tail = e;
-            tail = &e->next;
-            atomic_fetch_add_explicit(&outstanding, 1, memory_order_relaxed);
-            pthread_mutex_unlock(&lock);
-            return;
-        }
+        int done = 0, rc;
+        do { /* at MPI_Finalize (wait), until it is done */
+            rc = PMPI_Test(&e->request, &done, &status);
+        } while (wait && !done && rc == MPI_SUCCESS);
+        if (!done && rc == MPI_SUCCESS)
+            continue;
+        if (e->c.persistent && e->request != MPI_REQUEST_NULL)
+            PMPI_Request_free(&e->request); /* now inactive */
         deliver(&e->c, rc, &status);
-        release(e);
+        release(unlink_locked(e));
     }
+    pthread_mutex_unlock(&lock);
 }

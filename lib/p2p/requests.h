@@ -30,9 +30,16 @@ void requests_add(MPI_Request request, const carried_request *c);
  * MPI. */
 bool requests_outstanding(void);
 
-/* The MPI completed the request that was `before` (return code `rc`, its status): unpack a
- * receive that succeeded and was not cancelled; release what a non-persistent request held. */
-void requests_complete(MPI_Request before, int rc, const MPI_Status *status);
+/* Completion calls test the MPI with the table locked, and tell it what completed before
+ * unlocking: between the MPI freeing a handle and memcomm forgetting it, no other thread can
+ * be given that handle for a new request and complete it (it needs the lock to be added). */
+void requests_lock(void);
+void requests_unlock(void);
+
+/* With the lock held: the MPI completed the request that was `before` (return code `rc`, its
+ * status): unpack a receive that succeeded and was not cancelled; release what a
+ * non-persistent request held. */
+void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status);
 
 /* MPI_Start of a persistent request: pack a carried send's data now. */
 void requests_start(MPI_Request request);

@@ -124,25 +124,53 @@ def check(args: argparse.Namespace) -> int:
     return result.returncode
 
 
-@command("bench", "run a benchmark experiment (pack)")
-def bench(args: argparse.Namespace) -> int:
-    if args.experiment != "pack":
-        raise MemcommError(f"unknown experiment {args.experiment!r}: available: pack")
-    build = runner.find_build(args.mpi)
-    bench_args = ["--reps", str(args.reps), "--sizes", args.sizes, "--scale", str(args.scale)]
+EXPERIMENTS = ("pack", "pingpong")
+BENCH_SIZES = "512,1024,2048,4096,8192"
+
+
+def run_benchmark(
+    args: argparse.Namespace, build: runner.Build, name: str, nprocs: int, bench_args: list[str]
+) -> list[dict[str, Any]] | None:
+    """Run bench/<name> and keep its records (--json FILE); None when they went to stdout."""
     if args.only:
         bench_args += ["--only", args.only]
-    result = runner.launch(build, 1, build.program("bench/bench_pack"), bench_args, capture=True)
+    program = build.program(f"bench/{name}")
+    result = runner.launch(build, nprocs, program, bench_args, capture=True)
     if result.returncode != 0:
         sys.stderr.write(result.stderr)
-        raise MemcommError(f"bench_pack failed under {build.mpi} (exit {result.returncode})")
+        raise MemcommError(f"{name} failed under {build.mpi} (exit {result.returncode})")
     records = [{**r, "mpi": build.mpi} for r in runner.json_records(result.stdout)]
     lines = "".join(json.dumps(r) + "\n" for r in records)
     if args.json == "-":
         sys.stdout.write(lines)
-        return 0
+        return None
     if args.json:
         Path(args.json).write_text(lines)
+    return records
+
+
+@command("bench", "run a benchmark experiment (pack, pingpong)")
+def bench(args: argparse.Namespace) -> int:
+    if args.experiment not in EXPERIMENTS:
+        raise MemcommError(
+            f"unknown experiment {args.experiment!r}: available: {', '.join(EXPERIMENTS)}"
+        )
+    build = runner.find_build(args.mpi)
+    if args.experiment == "pingpong":
+        sizes = args.sizes if args.sizes != BENCH_SIZES else "256,512,1024,2048,4096"
+        bench_args = ["--reps", str(args.reps), "--sizes", sizes]
+        records = run_benchmark(args, build, "bench_pingpong", 2, bench_args)
+        if records is not None:
+            print(
+                f"ping-pong between 2 ranks, {build.mpi}: half round trip, median of "
+                f"{args.reps} (the sender's layout, received contiguously)"
+            )
+            print(report.pingpong_table(report.pack_rows(records, "pingpong")))
+        return 0
+    bench_args = ["--reps", str(args.reps), "--sizes", args.sizes, "--scale", str(args.scale)]
+    records = run_benchmark(args, build, "bench_pack", 1, bench_args)
+    if records is None:
+        return 0
     rows = report.pack_rows(records)
     for direction in ("pack", "unpack"):
         print(
@@ -178,6 +206,10 @@ def demo(args: argparse.Namespace) -> int:
         return 1
     print(f"\n== pack comparison on {args.mpi}")
     args.experiment, args.reps, args.sizes, args.scale, args.only = "pack", 7, "1024,4096", 1, ""
+    if bench(args) != 0:
+        return 1
+    print(f"\n== transpose ping-pong on {args.mpi}")
+    args.experiment, args.sizes, args.only = "pingpong", "256,512,1024,2048,4096", "transpose"
     return bench(args)
 
 
@@ -215,12 +247,12 @@ def parser() -> argparse.ArgumentParser:
                 "and keep them for later runs",
             )
         if name == "bench":
-            p.add_argument("experiment", help="pack")
+            p.add_argument("experiment", help=" or ".join(EXPERIMENTS))
             p.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")
             p.add_argument(
                 "--sizes",
-                default="512,1024,2048,4096,8192",
-                help="transpose sides, comma-separated",
+                default=BENCH_SIZES,
+                help="transpose sides, comma-separated (pingpong: 256 to 4096)",
             )
             p.add_argument(
                 "--scale", type=int, default=1, help="divide the other patterns' sizes (1-64)"

@@ -38,11 +38,11 @@ class PackRow:
         return self.seconds(baseline, direction) / self.seconds(method, direction)
 
 
-def pack_rows(records: Iterable[dict[str, Any]]) -> list[PackRow]:
-    """Group pack records by pattern, in the order the patterns first appear."""
+def pack_rows(records: Iterable[dict[str, Any]], experiment: str = "pack") -> list[PackRow]:
+    """Group one experiment's records by pattern, in the order the patterns first appear."""
     rows: dict[str, PackRow] = {}
     for record in records:
-        if record.get("experiment") != "pack":
+        if record.get("experiment") != experiment:
             continue
         row = rows.setdefault(record["pattern"], PackRow(record["pattern"], record["bytes"]))
         table = row.unpack_s if record.get("direction") == "unpack" else row.pack_s
@@ -103,6 +103,27 @@ def pack_table(rows: Sequence[PackRow], direction: str = "pack") -> str:
         ]
         if direction == "unpack":
             cells.append(f"{r.seconds('memcomm', 'pack') / r.seconds('memcomm', 'unpack'):.2f}")
+        body.append(cells)
+    return format_table(header, body)
+
+
+def pingpong_table(rows: Sequence[PackRow]) -> str:
+    """Half round-trip time and bandwidth of each method; memcomm against the MPI's datatype
+    send and against sending the same bytes contiguously."""
+    methods = ["contiguous", "mpi", "manual", "manual-blocked", "memcomm"]
+    header = ["pattern", "MB", *[f"{m} GB/s" for m in methods], "memcomm us"]
+    header += ["memcomm/MPI", "of contiguous"]
+    body = []
+    for r in rows:
+        if not r.has("memcomm"):
+            continue
+        cells = [r.pattern, f"{r.bytes / 1e6:.2f}"]
+        cells += [f"{r.gbps(m):.2f}" if r.has(m) else "-" for m in methods]
+        cells += [
+            f"{r.seconds('memcomm') * 1e6:.1f}",
+            f"{r.ratio('memcomm', 'mpi'):.2f}x",
+            f"{r.ratio('memcomm', 'contiguous') * 100:.0f}%",
+        ]
         body.append(cells)
     return format_table(header, body)
 

@@ -31,7 +31,9 @@ def test_unknown_experiment_is_one_line_error() -> None:
         pytest.skip("no MPI build")
     result = run_cli("bench", "nonsense", "--mpi", BUILT[0])
     assert result.returncode == 2
-    assert result.stderr.strip() == "memcomm: error: unknown experiment 'nonsense': available: pack"
+    assert result.stderr.strip() == (
+        "memcomm: error: unknown experiment 'nonsense': available: pack, pingpong"
+    )
     assert "Traceback" not in result.stderr
 
 
@@ -198,3 +200,27 @@ def test_run_without_a_program_is_an_error() -> None:
     result = run_cli("run", "--mpi", BUILT[0])
     assert result.returncode == 2
     assert "give the program to run" in result.stderr
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "pingpong.jsonl"
+    result = run_cli(
+        "bench", "pingpong", "--mpi", mpi, "--reps", "3", "--sizes", "64,128",
+        "--only", "transpose", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["method"] for r in records} == {
+        "contiguous",
+        "mpi",
+        "manual",
+        "manual-blocked",
+        "memcomm",
+    }
+    assert {r["pattern"] for r in records} == {
+        "transpose 64x64 double",
+        "transpose 128x128 double",
+    }
+    assert all(r["experiment"] == "pingpong" and len(r["seconds"]) == 3 for r in records)
+    assert "of contiguous" in result.stdout

@@ -1,0 +1,249 @@
+/* Ping-pong of non-contiguous data between two ranks, every method in one run (the seed
+ * paper's evaluation, 001 sec. 6): each rank in turn sends a layout of its array and the
+ * other receives it contiguously.
+ *
+ *   contiguous      the same number of bytes sent as MPI_DOUBLE from a contiguous buffer
+ *   mpi             the MPI's own datatype send (PMPI_Send: memcomm does not see it)
+ *   manual          a hand-written pack loop, then PMPI_Send of the packed bytes
+ *   manual-blocked  the same loop cache-blocked by hand (transposes only)
+ *   memcomm         MPI_Send of the datatype, which memcomm carries
+ *
+ * Prints one JSON object per (pattern, method) with the half round-trip time of every timed
+ * repetition; `memcomm bench pingpong` turns them into a table. Before timing, the bytes each
+ * method delivers are compared with what the MPI's own datatype send delivers.
+ *
+ *   bench_pingpong [--reps R] [--sizes 256,512,...] [--only SUBSTRING] */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pattern pattern;
+struct pattern {
+    char name[96];
+    MPI_Datatype type;
+    int count;
+    int64_t n, axis;       /* shape parameters of the loops */
+    double *array;         /* each rank's array */
+    size_t array_doubles;
+    void (*pack)(const pattern *p, double *out);
+    void (*pack_blocked)(const pattern *p, double *out);
+};
+
+static void pack_transpose(const pattern *p, double *out)
+{
+    const int64_t n = p->n;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++)
+            *out++ = p->array[i * n + j];
+}
+
+static void pack_transpose_blocked(const pattern *p, double *out)
+{
+    const int64_t n = p->n, b = 32;
+    for (int64_t jj = 0; jj < n; jj += b)
+        for (int64_t ii = 0; ii < n; ii += b)
+            for (int64_t j = jj; j < jj + b && j < n; j++)
+                for (int64_t i = ii; i < ii + b && i < n; i++)
+                    out[j * n + i] = p->array[i * n + j];
+}
+
+static void pack_column(const pattern *p, double *out)
+{
+    for (int64_t i = 0; i < p->n; i++)
+        out[i] = p->array[i * 16];
+}
+
+static void pack_face(const pattern *p, double *out)
+{
+    const int64_t n = p->n;
+    for (int64_t u = 0; u < n; u++)
+        for (int64_t v = 0; v < n; v++) {
+            int64_t i = p->axis == 0 ? 0 : u, j = p->axis == 1 ? 0 : p->axis == 0 ? u : v,
+                    k = p->axis == 2 ? 0 : v;
+            *out++ = p->array[(i * n + j) * n + k];
+        }
+}
+
+enum { M_CONTIGUOUS, M_MPI, M_MANUAL, M_BLOCKED, M_MEMCOMM, METHODS };
+static const char *method_names[METHODS] = {"contiguous", "mpi", "manual", "manual-blocked",
+                                            "memcomm"};
+
+/* One send by `method` of the pattern (or of `doubles` contiguous doubles). */
+static void send_once(const pattern *p, int method, double *packed, int64_t doubles, int peer)
+{
+    switch (method) {
+    case M_CONTIGUOUS: PMPI_Send(packed, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD); break;
+    case M_MPI: PMPI_Send(p->array, p->count, p->type, peer, 0, MPI_COMM_WORLD); break;
+    case M_MANUAL:
+        p->pack(p, packed);
+        PMPI_Send(packed, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD);
+        break;
+    case M_BLOCKED:
+        p->pack_blocked(p, packed);
+        PMPI_Send(packed, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD);
+        break;
+    case M_MEMCOMM: MPI_Send(p->array, p->count, p->type, peer, 0, MPI_COMM_WORLD); break;
+    }
+}
+
+static int measure(const pattern *p, int rank, int reps)
+{
+    int size;
+    MPI_Type_size(p->type, &size);
+    const int64_t bytes = (int64_t)size * p->count, doubles = bytes / 8;
+    double *packed = malloc((size_t)bytes), *received = malloc((size_t)bytes);
+    double *reference = malloc((size_t)bytes);
+    memset(packed, 0, (size_t)bytes);
+    const int peer = 1 - rank;
+    int failures = 0;
+    /* what each method delivers to the other rank, against the MPI's own datatype send */
+    for (int method = M_MPI; method < METHODS; method++) {
+        if (method == M_BLOCKED && !p->pack_blocked)
+            continue;
+        if (rank == 0) {
+            send_once(p, method, packed, doubles, peer);
+        } else {
+            PMPI_Recv(method == M_MPI ? reference : received, (int)doubles, MPI_DOUBLE, peer, 0,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (method != M_MPI && memcmp(reference, received, (size_t)bytes) != 0) {
+                fprintf(stderr, "bench_pingpong: %s delivers other bytes than the MPI for %s\n",
+                        method_names[method], p->name);
+                failures++;
+            }
+        }
+    }
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int method = 0; method < METHODS; method++) {
+        if (method == M_BLOCKED && !p->pack_blocked)
+            continue;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            if (rank == 0) {
+                send_once(p, method, packed, doubles, peer);
+                PMPI_Recv(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE);
+            } else {
+                PMPI_Recv(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE);
+                send_once(p, method, packed, doubles, peer);
+            }
+            double half = (MPI_Wtime() - t0) / 2;
+            if (r >= 0)
+                t[r] = half;
+        }
+        if (rank == 0) {
+            printf("{\"experiment\": \"pingpong\", \"pattern\": \"%s\", \"method\": \"%s\", "
+                   "\"bytes\": %lld, \"seconds\": [",
+                   p->name, method_names[method], (long long)bytes);
+            for (int r = 0; r < reps; r++)
+                printf(r ? ", %.9f" : "%.9f", t[r]);
+            printf("]}\n");
+            fflush(stdout);
+        }
+    }
+    free(t);
+    free(packed);
+    free(received);
+    free(reference);
+    return failures;
+}
+
+static double *filled(size_t doubles, int rank)
+{
+    double *a = malloc(doubles * sizeof(double));
+    if (!a) {
+        fprintf(stderr, "bench_pingpong: cannot allocate %zu doubles\n", doubles);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (size_t i = 0; i < doubles; i++)
+        a[i] = (double)i + 0.5 * rank;
+    return a;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int reps = 9;
+    const char *sizes = "256,512,1024,2048,4096", *only = "";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes"))
+            sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+    }
+    if (nranks != 2 || reps < 3) {
+        if (rank == 0)
+            fprintf(stderr, "bench_pingpong: run on 2 ranks with --reps >= 3\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    enum { MAX_PATTERNS = 32 };
+    static pattern patterns[MAX_PATTERNS];
+    int np = 0;
+    for (const char *s = sizes; *s && np < MAX_PATTERNS - 4;) {
+        int64_t n = strtoll(s, (char **)&s, 10);
+        if (n < 16 || n > 16384) {
+            if (rank == 0)
+                fprintf(stderr, "bench_pingpong: transpose sizes must be in 16..16384\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        pattern *p = &patterns[np++];
+        snprintf(p->name, sizeof p->name, "transpose %lldx%lld double", (long long)n, (long long)n);
+        MPI_Datatype column;
+        MPI_Type_vector((int)n, 1, (int)n, MPI_DOUBLE, &column);
+        MPI_Type_create_resized(column, 0, sizeof(double), &p->type);
+        MPI_Type_free(&column);
+        p->count = (int)n;
+        p->n = n;
+        p->array_doubles = (size_t)(n * n);
+        p->pack = pack_transpose;
+        p->pack_blocked = pack_transpose_blocked;
+        if (*s == ',')
+            s++;
+    }
+    {
+        pattern *p = &patterns[np++];
+        p->n = 1 << 17;
+        snprintf(p->name, sizeof p->name, "column stride 16, %lld doubles", (long long)p->n);
+        MPI_Type_vector((int)p->n, 1, 16, MPI_DOUBLE, &p->type);
+        p->count = 1;
+        p->array_doubles = (size_t)p->n * 16;
+        p->pack = pack_column;
+    }
+    for (int axis = 0; axis < 3; axis++) {
+        pattern *p = &patterns[np++];
+        const int n = 256;
+        snprintf(p->name, sizeof p->name, "%c face of %d^3 double", "xyz"[axis], n);
+        int full[3] = {n, n, n}, sub[3] = {n, n, n}, start[3] = {0, 0, 0};
+        sub[axis] = 1;
+        MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &p->type);
+        p->count = 1;
+        p->n = n;
+        p->axis = axis;
+        p->array_doubles = (size_t)n * n * n;
+        p->pack = pack_face;
+    }
+    int failures = 0;
+    for (int i = 0; i < np; i++) {
+        pattern *p = &patterns[i];
+        MPI_Type_commit(&p->type);
+        if (strstr(p->name, only)) {
+            p->array = filled(p->array_doubles, rank);
+            failures += measure(p, rank, reps);
+            free(p->array);
+        }
+        MPI_Type_free(&p->type);
+    }
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
