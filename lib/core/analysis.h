@@ -11,6 +11,8 @@
 #include "../decode/decode.h"
 #include "../plan/plan.h"
 
+typedef struct sendpath_table sendpath_table;
+
 typedef struct {
     atomic_int refs;
     bool supported;   /* false: memcomm hands calls on this type to the MPI */
@@ -19,6 +21,7 @@ typedef struct {
     const ir_node *normal;
     plan plan;
     ir_arena arena;
+    _Atomic(sendpath_table *) send_paths; /* p2p/sendpath.c: measured per size, lazily */
 } analysis;
 
 /* Analyse a committed type; NULL only when memory is short. Unsupported types still get an

@@ -20,6 +20,11 @@ static void read_env(void)
     current.explain = env_flag("MEMCOMM_EXPLAIN");
     const char *pool = getenv("MEMCOMM_POOL_BYTES");
     current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
+    const char *path = getenv("MEMCOMM_SEND_PATH");
+    current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
+                        : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
+                        : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
+                                                    : CONFIG_SEND_MEASURE;
 }
 
 const config *config_get(void)

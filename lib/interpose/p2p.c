@@ -4,6 +4,7 @@
 #include "../core/config.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
+#include "../p2p/sendpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -32,15 +33,23 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
     return carried(buf, count, type, peer, false, m, packed);
 }
 
+/* Blocking sends: packed, or the MPI's own datatype send, as lib/p2p/sendpath.h measures
+ * per type and size (the first sends of each are timed trials of both). */
 #define SEND_SHIM(NAME, PNAME)                                                                 \
     EXPORT int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
                     MPI_Comm comm)                                                             \
     {                                                                                          \
         message m;                                                                             \
-        void *packed;                                                                          \
-        if (!packed_send(buf, count, type, dest, &m, &packed))                                 \
+        if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
+            !message_takes(buf, count, type, &m))                                              \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        int rc = PNAME(packed, (int)m.bytes, MPI_PACKED, dest, tag, comm);                     \
+        send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
+        double start = PMPI_Wtime();                                                           \
+        void *packed = choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;       \
+        int rc = packed ? PNAME(packed, (int)m.bytes, MPI_PACKED, dest, tag, comm)             \
+                        : PNAME(buf, count, type, dest, tag, comm);                            \
+        if (rc == MPI_SUCCESS && (packed || choice.path == SEND_BY_MPI))                       \
+            sendpath_record(m.analysis, &choice, PMPI_Wtime() - start);                        \
         bufpool_give(packed);                                                                  \
         message_done(&m);                                                                      \
         return rc;                                                                             \
