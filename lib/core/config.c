@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static config current;
+config config_current;
+atomic_bool config_ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static bool env_flag(const char *name)
@@ -15,20 +16,20 @@ static bool env_flag(const char *name)
 
 static void read_env(void)
 {
-    current.disable = env_flag("MEMCOMM_DISABLE");
-    current.stats = env_flag("MEMCOMM_STATS");
-    current.explain = env_flag("MEMCOMM_EXPLAIN");
+    config_current.disable = env_flag("MEMCOMM_DISABLE");
+    config_current.stats = env_flag("MEMCOMM_STATS");
+    config_current.explain = env_flag("MEMCOMM_EXPLAIN");
     const char *pool = getenv("MEMCOMM_POOL_BYTES");
-    current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
+    config_current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
     const char *path = getenv("MEMCOMM_SEND_PATH");
-    current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
+    config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
                         : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
                                                     : CONFIG_SEND_MEASURE;
 }
 
-const config *config_get(void)
+void config_read(void)
 {
     pthread_once(&once, read_env);
-    return &current;
+    atomic_store_explicit(&config_ready, true, memory_order_release);
 }

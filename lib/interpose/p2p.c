@@ -13,7 +13,8 @@
 static bool carried(const void *buf, int count, MPI_Datatype type, int peer, bool fill,
                     message *m, void **packed)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
+    if (message_passes(type) || config_get()->disable || peer == MPI_PROC_NULL ||
+        !message_takes(buf, count, type, m))
         return false;
     *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
@@ -40,7 +41,7 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
                     MPI_Comm comm)                                                             \
     {                                                                                          \
         message m;                                                                             \
-        if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
+        if (message_passes(type) || config_get()->disable || dest == MPI_PROC_NULL ||          \
             !message_takes(buf, count, type, &m))                                              \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \

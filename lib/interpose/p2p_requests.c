@@ -19,7 +19,7 @@
 static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool receive,
                   bool persistent, carried_request *c)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL ||
+    if (message_passes(type) || config_get()->disable || peer == MPI_PROC_NULL ||
         !message_takes(buf, count, type, &c->m))
         return false;
     if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {

@@ -9,23 +9,7 @@
 #include "../kernel/kernel.h"
 #include "bufpool.h"
 
-/* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
- * reused for another type) only sends that type through the MPI, which is always correct,
- * so entries are never invalidated. */
-enum { PASS_SLOTS = 256 };
-static _Atomic uint64_t passing[PASS_SLOTS];
-
-static uint64_t key_of(MPI_Datatype type)
-{
-    uint64_t key = 0;
-    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
-    return key + 1; /* 0 marks an empty slot */
-}
-
-static _Atomic uint64_t *pass_slot(uint64_t key)
-{
-    return &passing[(key * 0x9E3779B97F4A7C15ull) >> 56];
-}
+_Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
 
 /* Blocks of at least this many bytes on average: the MPI's own datatype send streams them
  * about as fast as memcpy would pack them, and memcomm's pack would be one copy more.
@@ -52,8 +36,8 @@ bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m
 {
     if (count <= 0 || !buf)
         return false;
-    const uint64_t key = key_of(type);
-    if (atomic_load_explicit(pass_slot(key), memory_order_relaxed) == key)
+    const uint64_t key = message_key(type);
+    if (message_passes(type))
         return false;
     analysis *a = typecache_acquire(type);
     if (!a) /* not committed (yet): the MPI judges it */
@@ -63,7 +47,7 @@ bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m
      * array): the MPI sends it straight from the user's buffer, with no copy at all */
     bool contiguous = p->kind == PLAN_CONTIG && (p->strided.block == p->extent || count == 1);
     if (!a->supported || contiguous || a->bounds.size == 0 || long_blocks(p)) {
-        atomic_store_explicit(pass_slot(key), key, memory_order_relaxed);
+        atomic_store_explicit(message_pass_slot(key), key, memory_order_relaxed);
         analysis_release(a);
         return false;
     }

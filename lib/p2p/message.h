@@ -19,9 +19,36 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/analysis.h"
+
+/* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
+ * reused for another type) only sends that type through the MPI, which is always correct,
+ * so entries are never invalidated. Inline: a basic-type send asks it first, and pays only
+ * a load. */
+enum { MESSAGE_PASS_SLOTS = 256 };
+extern _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
+
+static inline uint64_t message_key(MPI_Datatype type)
+{
+    uint64_t key = 0;
+    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
+    return key + 1; /* 0 marks an empty slot */
+}
+
+static inline _Atomic uint64_t *message_pass_slot(uint64_t key)
+{
+    return &message_passing[(key * 0x9E3779B97F4A7C15ull) >> 56];
+}
+
+static inline bool message_passes(MPI_Datatype type)
+{
+    const uint64_t key = message_key(type);
+    return atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) == key;
+}
 
 typedef struct {
     analysis *analysis; /* retained until message_done */
