@@ -13,8 +13,7 @@
 static bool carried(const void *buf, int count, MPI_Datatype type, int peer, bool fill,
                     message *m, void **packed)
 {
-    if (message_passes(type) || config_get()->disable || peer == MPI_PROC_NULL ||
-        !message_takes(buf, count, type, m))
+    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
         return false;
     *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
@@ -41,15 +40,15 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
                     MPI_Comm comm)                                                             \
     {                                                                                          \
         message m;                                                                             \
-        if (message_passes(type) || config_get()->disable || dest == MPI_PROC_NULL ||          \
+        if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
             !message_takes(buf, count, type, &m))                                              \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
-        double start = PMPI_Wtime();                                                           \
+        const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
         void *packed = choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;       \
         int rc = packed ? PNAME(packed, (int)m.bytes, MPI_PACKED, dest, tag, comm)             \
                         : PNAME(buf, count, type, dest, tag, comm);                            \
-        if (rc == MPI_SUCCESS && (packed || choice.path == SEND_BY_MPI))                       \
+        if (choice.trial >= 0 && rc == MPI_SUCCESS && (packed || choice.path == SEND_BY_MPI))  \
             sendpath_record(m.analysis, &choice, PMPI_Wtime() - start);                        \
         bufpool_give(packed);                                                                  \
         message_done(&m);                                                                      \
@@ -61,14 +60,10 @@ SEND_SHIM(MPI_Ssend, PMPI_Ssend)
 SEND_SHIM(MPI_Rsend, PMPI_Rsend)
 SEND_SHIM(MPI_Bsend, PMPI_Bsend)
 
-/* After the MPI received into `packed`: unpack what arrived (nothing after an error, as the
- * status then says nothing reliable), and give the buffer back. */
+/* After the MPI received into `packed`: unpack what arrived, give the buffer back. */
 static void finish_receive(message *m, void *packed, int rc, const MPI_Status *status, void *buf)
 {
-    int received = 0;
-    if (rc == MPI_SUCCESS && PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS &&
-        received > 0 && received <= m->bytes)
-        message_unpack(m, packed, received, buf);
+    message_deliver(m, packed, rc, status, buf);
     bufpool_give(packed);
     message_done(m);
 }

@@ -15,12 +15,12 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* A carried message's request: packed now for a send, a landing buffer for a receive. */
+/* A carried message: packed now for a send, a landing buffer for a receive, and (when `slot`
+ * is given, for a request) the table entry that will remember it. */
 static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool receive,
-                  bool persistent, carried_request *c)
+                  bool persistent, carried_request *c, requests_entry **slot)
 {
-    if (message_passes(type) || config_get()->disable || peer == MPI_PROC_NULL ||
-        !message_takes(buf, count, type, &c->m))
+    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, &c->m))
         return false;
     if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {
         message_done(&c->m); /* the MPI's datatype send measured faster for this type */
@@ -31,17 +31,22 @@ static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool 
     c->buf = (void *)buf;
     c->count = count;
     c->packed = receive || persistent ? bufpool_take(c->m.bytes) : message_pack(&c->m, buf, count);
+    if (c->packed && slot && !(*slot = requests_reserve())) {
+        bufpool_give(c->packed);
+        c->packed = NULL;
+    }
     if (!c->packed)
         message_done(&c->m);
     return c->packed != NULL;
 }
 
 /* Started by the MPI (rc) on the packed buffer: remember it, or undo on failure. */
-static int started(int rc, MPI_Request *request, carried_request *c)
+static int started(int rc, MPI_Request *request, carried_request *c, requests_entry *slot)
 {
     if (rc == MPI_SUCCESS) {
-        requests_add(*request, c);
+        requests_add(slot, *request, c);
     } else {
+        requests_unreserve(slot);
         bufpool_give(c->packed);
         message_done(&c->m);
     }
@@ -53,10 +58,11 @@ static int started(int rc, MPI_Request *request, carried_request *c)
                     MPI_Comm comm, MPI_Request *request)                                       \
     {                                                                                          \
         carried_request c;                                                                     \
-        if (!carry(buf, count, type, dest, false, PERSISTENT, &c))                             \
+        requests_entry *slot;                                                                  \
+        if (!carry(buf, count, type, dest, false, PERSISTENT, &c, &slot))                      \
             return PNAME(buf, count, type, dest, tag, comm, request);                          \
         return started(PNAME(c.packed, (int)c.m.bytes, MPI_PACKED, dest, tag, comm, request),  \
-                       request, &c);                                                           \
+                       request, &c, slot);                                                     \
     }
 
 ISEND_SHIM(MPI_Isend, PMPI_Isend, false)
@@ -73,11 +79,12 @@ ISEND_SHIM(MPI_Bsend_init, PMPI_Bsend_init, true)
                     MPI_Comm comm, MPI_Request *request)                                       \
     {                                                                                          \
         carried_request c;                                                                     \
-        if (!carry(buf, count, type, source, true, PERSISTENT, &c))                            \
+        requests_entry *slot;                                                                  \
+        if (!carry(buf, count, type, source, true, PERSISTENT, &c, &slot))                     \
             return PNAME(buf, count, type, source, tag, comm, request);                        \
         return started(PNAME(c.packed, (int)c.m.bytes, MPI_PACKED, source, tag, comm,          \
                              request),                                                         \
-                       request, &c);                                                           \
+                       request, &c, slot);                                                     \
     }
 
 IRECV_SHIM(MPI_Irecv, PMPI_Irecv, false)
@@ -88,24 +95,25 @@ EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
                       MPI_Request *request)
 {
     carried_request c;
-    if (!msg || *msg == MPI_MESSAGE_NO_PROC || !carry(buf, count, type, 0, true, false, &c))
+    requests_entry *slot;
+    if (!msg || *msg == MPI_MESSAGE_NO_PROC ||
+        !carry(buf, count, type, 0, true, false, &c, &slot))
         return PMPI_Imrecv(buf, count, type, msg, request);
-    return started(PMPI_Imrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, request), request, &c);
+    return started(PMPI_Imrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, request), request, &c,
+                   slot);
 }
 
 EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
                      MPI_Status *status)
 {
     carried_request c;
-    if (!msg || *msg == MPI_MESSAGE_NO_PROC || !carry(buf, count, type, 0, true, false, &c))
+    if (!msg || *msg == MPI_MESSAGE_NO_PROC ||
+        !carry(buf, count, type, 0, true, false, &c, NULL))
         return PMPI_Mrecv(buf, count, type, msg, status);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Mrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, st);
-    int received = 0;
-    if (rc == MPI_SUCCESS && PMPI_Get_count(st, MPI_PACKED, &received) == MPI_SUCCESS &&
-        received > 0)
-        message_unpack(&c.m, c.packed, received, buf);
+    message_deliver(&c.m, c.packed, rc, st, buf);
     bufpool_give(c.packed);
     message_done(&c.m);
     return rc;

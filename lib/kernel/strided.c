@@ -120,32 +120,34 @@ STRIDED_PAIR(any, s->block)
 
 /* plan_copy_fn entry points: add the call's count as the outermost dimension, then transpose
  * through SIMD registers, or walk blocked or plain as the TLB model says for this count. */
+typedef void (*plain_walk_fn)(const plan_strided *s, char *typed, char *packed);
+typedef void (*blocked_walk_fn)(const plan_strided *s, const plan_tiles *t, char *typed,
+                                char *packed);
+
+static inline __attribute__((always_inline)) void
+counted(const plan *p, char *typed, int64_t count, char *packed, bool pack, plain_walk_fn plain,
+        blocked_walk_fn blocked)
+{
+    plan_strided s;
+    plan_tiles t;
+    plan_transpose tr;
+    plan_strided_for_count(p, count, &s);
+    if (plan_transpose_for(p, &s, &tr))
+        walk_transpose(p, &s, &tr, typed, packed, pack);
+    else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))
+        blocked(&s, &t, typed, packed);
+    else
+        plain(&s, typed, packed);
+}
+
 #define COUNTED(NAME)                                                                          \
     static void counted_pack_##NAME(const plan *p, char *typed, int64_t count, char *packed)   \
     {                                                                                          \
-        plan_strided s;                                                                        \
-        plan_tiles t;                                                                          \
-        plan_transpose tr;                                                                     \
-        plan_strided_for_count(p, count, &s);                                                  \
-        if (plan_transpose_for(p, &s, &tr))                                                    \
-            walk_transpose(p, &s, &tr, typed, packed, true);                                 \
-        else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))           \
-            blocked_pack_##NAME(&s, &t, typed, packed);                                        \
-        else                                                                                   \
-            pack_##NAME(&s, typed, packed);                                                    \
+        counted(p, typed, count, packed, true, pack_##NAME, blocked_pack_##NAME);              \
     }                                                                                          \
     static void counted_unpack_##NAME(const plan *p, char *typed, int64_t count, char *packed) \
     {                                                                                          \
-        plan_strided s;                                                                        \
-        plan_tiles t;                                                                          \
-        plan_transpose tr;                                                                     \
-        plan_strided_for_count(p, count, &s);                                                  \
-        if (plan_transpose_for(p, &s, &tr))                                                    \
-            walk_transpose(p, &s, &tr, typed, packed, false);                                 \
-        else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))           \
-            blocked_unpack_##NAME(&s, &t, typed, packed);                                      \
-        else                                                                                   \
-            unpack_##NAME(&s, typed, packed);                                                  \
+        counted(p, typed, count, packed, false, unpack_##NAME, blocked_unpack_##NAME);         \
     }
 
 COUNTED(b1)

@@ -32,13 +32,11 @@ static bool long_blocks(const plan *p)
     return pieces > 0 && p->size / pieces >= LONG_BLOCK_BYTES;
 }
 
-bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m)
+bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, message *m)
 {
     if (count <= 0 || !buf)
         return false;
     const uint64_t key = message_key(type);
-    if (message_passes(type))
-        return false;
     analysis *a = typecache_acquire(type);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
@@ -69,7 +67,8 @@ void *message_pack(const message *m, const void *buf, int64_t count)
     return packed;
 }
 
-void message_unpack(const message *m, const void *packed, int64_t received, void *buf)
+/* The first `received` (<= m->bytes) packed bytes into the instances at `buf`. */
+static void unpack_received(const message *m, const void *packed, int64_t received, void *buf)
 {
     const analysis *a = m->analysis;
     const int64_t whole = received / a->bounds.size, rest = received % a->bounds.size;
@@ -79,6 +78,18 @@ void message_unpack(const message *m, const void *packed, int64_t received, void
         kernel_tree_unpack_prefix(a->normal, (char *)buf + whole * a->bounds.extent,
                                   (const char *)packed + whole * a->bounds.size, rest);
     stats_handled(received);
+}
+
+void message_deliver(const message *m, const void *packed, int rc, const MPI_Status *status,
+                     void *buf)
+{
+    int cancelled = 0, received = 0;
+    if (rc != MPI_SUCCESS || status == MPI_STATUS_IGNORE)
+        return;
+    PMPI_Test_cancelled(status, &cancelled);
+    if (!cancelled && PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS &&
+        received > 0 && received <= m->bytes)
+        unpack_received(m, packed, received, buf);
 }
 
 void message_done(message *m)

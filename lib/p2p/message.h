@@ -55,15 +55,24 @@ typedef struct {
     int64_t bytes;      /* packed size of the call's count */
 } message;
 
-/* Whether memcomm carries (buf, count, type); if so, `m` holds the analysis. */
-bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m);
+/* Whether memcomm carries (buf, count, type); if so, `m` holds the analysis. Types known to
+ * pass cost one inlined load; the rest is message_takes_analysed. */
+bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, message *m);
+
+static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m)
+{
+    return !message_passes(type) && message_takes_analysed(buf, count, type, m);
+}
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the
  * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */
 void *message_pack(const message *m, const void *buf, int64_t count);
 
-/* Unpack the first `received` (<= m->bytes) packed bytes into `count` instances at `buf`. */
-void message_unpack(const message *m, const void *packed, int64_t received, void *buf);
+/* A receive into `packed` finished with return code `rc` and `status`: unpack what arrived
+ * into `buf`, unless the receive failed or was cancelled (the status then says nothing
+ * reliable) or reports more than the buffer holds. */
+void message_deliver(const message *m, const void *packed, int rc, const MPI_Status *status,
+                     void *buf);
 
 void message_done(message *m);
 

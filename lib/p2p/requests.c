@@ -20,12 +20,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *head, **tail = &head;
 static atomic_int outstanding;
 
-void requests_add(MPI_Request request, const carried_request *c)
+requests_entry *requests_reserve(void) { return malloc(sizeof(entry)); }
+
+void requests_unreserve(requests_entry *e) { free(e); }
+
+void requests_add(requests_entry *e, MPI_Request request, const carried_request *c)
 {
-    entry *e = malloc(sizeof *e);
-    if (!e) { /* cannot happen in practice; the data is still right, only the buffer leaks */
-        return;
-    }
     *e = (entry){request, *c, false, NULL};
     pthread_mutex_lock(&lock);
     *tail = e;
@@ -69,16 +69,11 @@ static void release(entry *e)
     free(e);
 }
 
-/* Unpack a finished receive, unless it failed or was cancelled. */
+/* Unpack a finished receive (message_deliver says when it is not). */
 static void deliver(const carried_request *c, int rc, const MPI_Status *status)
 {
-    int cancelled = 0, received = 0;
-    if (!c->receive || rc != MPI_SUCCESS || status == MPI_STATUS_IGNORE)
-        return;
-    PMPI_Test_cancelled(status, &cancelled);
-    if (!cancelled && PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS &&
-        received > 0 && received <= c->m.bytes)
-        message_unpack(&c->m, c->packed, received, c->buf);
+    if (c->receive)
+        message_deliver(&c->m, c->packed, rc, status, c->buf);
 }
 
 void requests_lock(void) { pthread_mutex_lock(&lock); }

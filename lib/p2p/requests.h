@@ -23,8 +23,16 @@ typedef struct {
     int count;
 } carried_request;
 
-/* Remember a request the MPI just returned for a carried message (takes over m and packed). */
-void requests_add(MPI_Request request, const carried_request *c);
+/* Memory for remembering one request, taken before the MPI starts it: once started, a
+ * carried request must be finished by memcomm, so running out of memory must happen before
+ * (the call then goes to the MPI unchanged). NULL when memory is short. */
+typedef struct entry requests_entry;
+requests_entry *requests_reserve(void);
+void requests_unreserve(requests_entry *e);
+
+/* Remember a request the MPI just returned for a carried message, in a reserved entry
+ * (takes over m and packed). */
+void requests_add(requests_entry *e, MPI_Request request, const carried_request *c);
 
 /* Whether any carried request is outstanding: when not, completion calls go straight to the
  * MPI. */

@@ -125,7 +125,8 @@ def check(args: argparse.Namespace) -> int:
 
 
 EXPERIMENTS = ("pack", "pingpong")
-BENCH_SIZES = "512,1024,2048,4096,8192"
+# transpose sides each experiment uses when --sizes is not given
+DEFAULT_SIZES = {"pack": "512,1024,2048,4096,8192", "pingpong": "256,512,1024,2048,4096"}
 
 
 def run_benchmark(
@@ -156,8 +157,8 @@ def bench(args: argparse.Namespace) -> int:
             f"unknown experiment {args.experiment!r}: available: {', '.join(EXPERIMENTS)}"
         )
     build = runner.find_build(args.mpi)
+    sizes = args.sizes or DEFAULT_SIZES[args.experiment]
     if args.experiment == "pingpong":
-        sizes = args.sizes if args.sizes != BENCH_SIZES else "256,512,1024,2048,4096"
         bench_args = ["--reps", str(args.reps), "--sizes", sizes]
         records = run_benchmark(args, build, "bench_pingpong", 2, bench_args)
         if records is not None:
@@ -167,7 +168,7 @@ def bench(args: argparse.Namespace) -> int:
             )
             print(report.pingpong_table(report.pack_rows(records, "pingpong")))
         return 0
-    bench_args = ["--reps", str(args.reps), "--sizes", args.sizes, "--scale", str(args.scale)]
+    bench_args = ["--reps", str(args.reps), "--sizes", sizes, "--scale", str(args.scale)]
     records = run_benchmark(args, build, "bench_pack", 1, bench_args)
     if records is None:
         return 0
@@ -251,8 +252,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")
             p.add_argument(
                 "--sizes",
-                default=BENCH_SIZES,
-                help="transpose sides, comma-separated (pingpong: 256 to 4096)",
+                default=None,
+                help="transpose sides, comma-separated (default: pack 512 to 8192, "
+                "pingpong 256 to 4096)",
             )
             p.add_argument(
                 "--scale", type=int, default=1, help="divide the other patterns' sizes (1-64)"

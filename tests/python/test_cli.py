@@ -175,10 +175,11 @@ def test_explain_runs_a_program_and_reports_each_decision_once(mpi: str) -> None
     assert "kernel: transpose" in call or "kernel: strided" in call
 
 
-def test_explain_without_a_program_is_an_error() -> None:
+@pytest.mark.parametrize("command", ["explain", "run"])
+def test_a_program_runner_without_a_program_is_an_error(command: str) -> None:
     if not BUILT:
         pytest.skip("no MPI build")
-    result = run_cli("explain", "--mpi", BUILT[0])
+    result = run_cli(command, "--mpi", BUILT[0])
     assert result.returncode == 2
     assert "give the program to run" in result.stderr
 
@@ -192,14 +193,6 @@ def test_run_preloads_memcomm_on_every_rank(mpi: str) -> None:
     assert "rank 1 step 2 packed" in result.stdout
     for rank in (0, 1):  # the stats line comes from memcomm inside each rank
         assert f"memcomm: rank {rank} handled" in result.stderr
-
-
-def test_run_without_a_program_is_an_error() -> None:
-    if not BUILT:
-        pytest.skip("no MPI build")
-    result = run_cli("run", "--mpi", BUILT[0])
-    assert result.returncode == 2
-    assert "give the program to run" in result.stderr
 
 
 @pytest.mark.parametrize("mpi", BUILT)
