@@ -141,6 +141,21 @@ EXPORT int MPI_Request_free(MPI_Request *request)
     return PMPI_Request_free(request);
 }
 
+/* MPI_Request_get_status: a receive found complete is unpacked now (requests.h). */
+EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    if (!flag || !requests_outstanding())
+        return PMPI_Request_get_status(request, flag, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    requests_lock();
+    int rc = PMPI_Request_get_status(request, flag, st);
+    if (*flag)
+        requests_peeked_locked(request, rc, st);
+    requests_unlock();
+    return rc;
+}
+
 /* ---- completion ----
  *
  * With carried requests outstanding, each completion call polls the MPI's test call with the

@@ -12,7 +12,8 @@
 typedef struct entry {
     MPI_Request request;
     carried_request c;
-    bool detached; /* freed by the user, completed by memcomm */
+    bool detached;  /* freed by the user, completed by memcomm */
+    bool delivered; /* unpacked already, when MPI_Request_get_status saw it complete */
     struct entry *next;
 } entry;
 
@@ -26,7 +27,7 @@ void requests_unreserve(requests_entry *e) { free(e); }
 
 void requests_add(requests_entry *e, MPI_Request request, const carried_request *c)
 {
-    *e = (entry){request, *c, false, NULL};
+    *e = (entry){request, *c, false, false, NULL};
     pthread_mutex_lock(&lock);
     *tail = e;
     tail = &e->next;
@@ -87,15 +88,28 @@ void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *stat
     entry *e = find_locked(before);
     if (!e)
         return;
-    deliver(&e->c, rc, status);
+    if (!e->delivered)
+        deliver(&e->c, rc, status);
+    e->delivered = false; /* a persistent receive unpacks again after its next start */
     if (!e->c.persistent)
         release(unlink_locked(e));
+}
+
+void requests_peeked_locked(MPI_Request request, int rc, const MPI_Status *status)
+{
+    entry *e = request == MPI_REQUEST_NULL ? NULL : find_locked(request);
+    if (!e || e->delivered)
+        return;
+    deliver(&e->c, rc, status);
+    e->delivered = true;
 }
 
 void requests_start(MPI_Request request)
 {
     pthread_mutex_lock(&lock);
     entry *e = find_locked(request);
+    if (e)
+        e->delivered = false;
     if (e && e->c.persistent && !e->c.receive)
         e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count, e->c.packed);
     pthread_mutex_unlock(&lock);
@@ -133,7 +147,8 @@ void requests_progress(bool wait)
             continue;
         if (e->c.persistent && e->request != MPI_REQUEST_NULL)
             PMPI_Request_free(&e->request); /* now inactive */
-        deliver(&e->c, rc, &status);
+        if (!e->delivered)
+            deliver(&e->c, rc, &status);
         release(unlink_locked(e));
     }
     pthread_mutex_unlock(&lock);

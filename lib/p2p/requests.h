@@ -49,6 +49,10 @@ void requests_unlock(void);
  * non-persistent request held. */
 void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status);
 
+/* With the lock held: MPI_Request_get_status found `request` complete without completing
+ * it. The user may read a receive's buffer from now on, so it is unpacked now, once. */
+void requests_peeked_locked(MPI_Request request, int rc, const MPI_Status *status);
+
 /* MPI_Start of a persistent request: pack a carried send's data now. */
 void requests_start(MPI_Request request);
 

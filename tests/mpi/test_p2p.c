@@ -491,6 +491,74 @@ static void check_proc_null(void)
     MPI_Type_free(&column);
 }
 
+/* MPI_Cancel of receives memcomm carries: a receive cancelled before any message matches it
+ * reports cancelled and leaves the buffer as it was (plain and persistent requests); a
+ * receive that matched before the cancel reports not cancelled and holds the message; a
+ * later message with the cancelled receive's tag goes to the next receive. */
+static void check_cancel(int rank)
+{
+    enum { N = 24 };
+    double src[N * N], dst[N * N], want[N * N];
+    MPI_Datatype column, transpose;
+    MPI_Type_vector(N, 1, N, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
+    MPI_Type_commit(&transpose);
+    for (int i = 0; i < N * N; i++)
+        src[i] = i + 0.5;
+    memset(want, FILL, sizeof want);
+    int pos = 0;
+    double packed[N * N];
+    PMPI_Pack(src, N, transpose, packed, (int)sizeof packed, &pos, MPI_COMM_SELF);
+    pos = 0;
+    PMPI_Unpack(packed, (int)sizeof packed, &pos, want, N, transpose, MPI_COMM_SELF);
+    if (rank == 1) {
+        for (int persistent = 0; persistent < 2; persistent++) {
+            MPI_Request request;
+            MPI_Status status;
+            memset(dst, FILL, sizeof dst);
+            if (persistent) {
+                MPI_Recv_init(dst, N, transpose, 0, 55, MPI_COMM_WORLD, &request);
+                MPI_Start(&request);
+            } else {
+                MPI_Irecv(dst, N, transpose, 0, 55, MPI_COMM_WORLD, &request);
+            }
+            CHECK(MPI_Cancel(&request) == MPI_SUCCESS);
+            CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS);
+            int cancelled = 0;
+            MPI_Test_cancelled(&status, &cancelled);
+            CHECK(cancelled);
+            unsigned char untouched[sizeof dst];
+            memset(untouched, FILL, sizeof untouched);
+            CHECK(memcmp(dst, untouched, sizeof dst) == 0);
+            if (persistent)
+                MPI_Request_free(&request);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Send(src, N, transpose, 1, 55, MPI_COMM_WORLD);
+    } else {
+        MPI_Request request;
+        MPI_Status status;
+        memset(dst, FILL, sizeof dst);
+        MPI_Irecv(dst, N, transpose, 0, 55, MPI_COMM_WORLD, &request);
+        int flag = 0;
+        while (!flag) /* matched and complete at the MPI, not yet at the user */
+            MPI_Request_get_status(request, &flag, MPI_STATUS_IGNORE);
+        CHECK(memcmp(dst, want, sizeof dst) == 0); /* readable once complete */
+        CHECK(MPI_Cancel(&request) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS);
+        int cancelled = 1, count = -1;
+        MPI_Test_cancelled(&status, &cancelled);
+        MPI_Get_count(&status, transpose, &count);
+        CHECK(!cancelled && count == N && status.MPI_TAG == 55);
+        CHECK(memcmp(dst, want, sizeof dst) == 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&column);
+    MPI_Type_free(&transpose);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -521,6 +589,7 @@ int main(int argc, char **argv)
     void *bsend_buffer = malloc((size_t)attached);
     MPI_Buffer_attach(bsend_buffer, attached);
     check_proc_null();
+    check_cancel(rank);
     check_bad_arguments(size);
 
     /* fixed layouts */
