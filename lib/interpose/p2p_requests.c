@@ -365,3 +365,61 @@ EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int 
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return test_some(incount, requests, outcount, indices, statuses, false);
 }
+
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+/* The MPI-4.1 array forms, where the MPI has them. */
+static int peek_array(int count, const MPI_Request requests[], int *flag, int *index,
+                      int *outcount, int indices[], MPI_Status statuses[])
+{
+    held h;
+    if (!hold(&h, count, statuses)) {
+        let_go(&h);
+        return MPI_ERR_NO_MEM;
+    }
+    requests_lock();
+    int rc, done = 0;
+    if (index) {
+        rc = PMPI_Request_get_status_any(count, requests, index, flag, h.statuses);
+        if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
+            requests_peeked_locked(requests[*index], rc, &h.statuses[0]);
+    } else if (indices) {
+        rc = PMPI_Request_get_status_some(count, requests, outcount, indices, h.statuses);
+        for (int k = 0; k < *outcount && *outcount != MPI_UNDEFINED; k++)
+            requests_peeked_locked(requests[indices[k]], status_code(rc, &h.statuses[k]),
+                                   &h.statuses[k]);
+    } else {
+        rc = PMPI_Request_get_status_all(count, requests, &done, h.statuses);
+        *flag = done;
+        for (int i = 0; done && i < count; i++)
+            requests_peeked_locked(requests[i], status_code(rc, &h.statuses[i]), &h.statuses[i]);
+    }
+    requests_unlock();
+    let_go(&h);
+    return rc;
+}
+
+EXPORT int MPI_Request_get_status_any(int count, const MPI_Request requests[], int *index,
+                                      int *flag, MPI_Status *status)
+{
+    if (count <= 0 || !requests || !index || !flag || !requests_outstanding())
+        return PMPI_Request_get_status_any(count, requests, index, flag, status);
+    return peek_array(count, requests, flag, index, NULL, NULL,
+                      status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status);
+}
+
+EXPORT int MPI_Request_get_status_all(int count, const MPI_Request requests[], int *flag,
+                                      MPI_Status statuses[])
+{
+    if (count <= 0 || !requests || !flag || !requests_outstanding())
+        return PMPI_Request_get_status_all(count, requests, flag, statuses);
+    return peek_array(count, requests, flag, NULL, NULL, NULL, statuses);
+}
+
+EXPORT int MPI_Request_get_status_some(int count, const MPI_Request requests[], int *outcount,
+                                       int indices[], MPI_Status statuses[])
+{
+    if (count <= 0 || !requests || !outcount || !indices || !requests_outstanding())
+        return PMPI_Request_get_status_some(count, requests, outcount, indices, statuses);
+    return peek_array(count, requests, NULL, NULL, outcount, indices, statuses);
+}
+#endif
