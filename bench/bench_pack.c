@@ -190,7 +190,7 @@ static void read_lines(const char *base, const int64_t *lines, int64_t n)
 static void emit(const char *pattern_name, const char *direction, const char *method,
                  long long bytes, const double *t, int reps)
 {
-    printf("{\"experiment\": \"pack\", \"pattern\": \"%s\", \"direction\": \"%s\", "
+    printf("{\"kind\": \"result\", \"experiment\": \"pack\", \"stopped\": \"fixed\", \"pattern\": \"%s\", \"direction\": \"%s\", "
            "\"method\": \"%s\", \"bytes\": %lld, \"seconds\": [",
            pattern_name, direction, method, bytes);
     for (int r = 0; r < reps; r++)

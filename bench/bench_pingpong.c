@@ -346,7 +346,7 @@ static int measure(const pattern *p, int rank, int reps)
                 t[r] = half;
         }
         if (rank == 0) {
-            printf("{\"experiment\": \"pingpong\", \"pattern\": \"%s\", \"method\": \"%s\", "
+            printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
                    "\"bytes\": %lld, \"seconds\": [",
                    p->name, method_names[method], (long long)bytes);
             for (int r = 0; r < reps; r++)

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memcomm import __version__, report, runner
+from memcomm import __version__, experiments, report, results, runner
+from memcomm.report import analysis, html
 from memcomm.runner import MemcommError
 
 Command = Callable[[argparse.Namespace], int]
@@ -124,94 +125,197 @@ def check(args: argparse.Namespace) -> int:
     return result.returncode
 
 
-EXPERIMENTS = ("pack", "pingpong")
-# transpose sides each experiment uses when --sizes is not given
+# transpose sides the pack and ping-pong benchmarks use when --sizes is not given
 DEFAULT_SIZES = {"pack": "512,1024,2048,4096,8192", "pingpong": "256,512,1024,2048,4096"}
+# --quick: small sizes and few samples, for a first look (and the tests)
+QUICK_SIZES = {
+    "noncontig": "64,4K,256K",
+    "blocking": "4K,256K",
+    "ddt-vs-pack": "4K,64K",
+    "decompose": "256,512",
+    "cache-state": "4K,256K,4M",
+    "pollution": "4K,256K,4M",
+    "eager": "1K,16K,64K,256K",
+    "latency": "16K,1M,32M",
+    "copy": "64K,16M",
+    "pack": "256",
+    "pingpong": "256,512",
+}
 
 
-def run_benchmark(
-    args: argparse.Namespace, build: runner.Build, name: str, nprocs: int, bench_args: list[str]
-) -> list[dict[str, Any]] | None:
-    """Run bench/<name> and keep its records (--json FILE); None when they went to stdout."""
-    if args.only:
-        bench_args += ["--only", args.only]
-    program = build.program(f"bench/{name}")
-    result = runner.launch(build, nprocs, program, bench_args, capture=True)
-    if result.returncode != 0:
-        sys.stderr.write(result.stderr)
-        raise MemcommError(f"{name} failed under {build.mpi} (exit {result.returncode})")
-    records = [{**r, "mpi": build.mpi} for r in runner.json_records(result.stdout)]
-    lines = "".join(json.dumps(r) + "\n" for r in records)
-    if args.json == "-":
-        sys.stdout.write(lines)
-        return None
-    if args.json:
-        Path(args.json).write_text(lines)
-    return records
+# --simulate runs under a cache simulator, ~50 times slower: modest sizes by default
+SIMULATE_SIZES = {"ddt-vs-pack": "4K,64K,1M", "decompose": "256,512"}
 
 
-@command("bench", "run a benchmark experiment (pack, pingpong)")
+def counters_note(run: results.Run) -> str:
+    """What the run said about hardware counters, in one line."""
+    for record in run.others:
+        if record.get("kind") == "counters":
+            if record.get("available"):
+                return f"hardware counters: {', '.join(record['available'])}"
+            return f"hardware counters unavailable: {record.get('reason', 'no reason given')}"
+    return ""
+
+
+def program_arguments(
+    args: argparse.Namespace, experiment: experiments.Experiment
+) -> tuple[list[str], dict[str, Any]]:
+    """The benchmark program's options, and the parameters recorded in the meta record."""
+    sizes = args.sizes or (QUICK_SIZES[experiment.name] if args.quick else None)
+    if not experiment.suite:
+        reps = args.reps or (3 if args.quick else 7)
+        program = ["--reps", str(reps), "--sizes", sizes or DEFAULT_SIZES[experiment.name]]
+        if experiment.name == "pack":
+            program += ["--scale", str(args.scale if not args.quick else 64)]
+        if args.only:
+            program += ["--only", args.only]
+        return program, {"reps": reps, "sizes": program[3], "only": args.only}
+    options: dict[str, Any] = {
+        "sizes": sizes,
+        "min_reps": args.min_reps,
+        "max_reps": args.max_reps or args.reps,
+        "rse": args.rse,
+        "cap": args.cap,
+        "warmup": args.warmup,
+    }
+    if args.quick:
+        options = {
+            "min_reps": 5,
+            "max_reps": 15,
+            "cap": 0.5,
+            **{k: v for k, v in options.items() if v is not None},
+        }
+    program = experiments.suite_arguments(options)
+    if experiment.name == "eager" and args.delay is not None:
+        program += ["--delay", str(args.delay)]
+    return program, {k: v for k, v in options.items() if v is not None}
+
+
+@command("bench", "run an experiment of the measurement suite (`memcomm bench list`)")
 def bench(args: argparse.Namespace) -> int:
-    if args.experiment not in EXPERIMENTS:
-        raise MemcommError(
-            f"unknown experiment {args.experiment!r}: available: {', '.join(EXPERIMENTS)}"
-        )
+    if args.experiment == "list":
+        rows = [
+            [e.name, str(e.ranks), e.source, e.summary] for e in experiments.EXPERIMENTS.values()
+        ]
+        rows.append(["probes", "-", "", "eager, latency and copy in turn"])
+        print(report.format_table(["experiment", "ranks", "seed", "what"], rows))
+        return 0
+    chosen = experiments.lookup(args.experiment)
     build = runner.find_build(args.mpi)
-    sizes = args.sizes or DEFAULT_SIZES[args.experiment]
-    if args.experiment == "pingpong":
-        bench_args = ["--reps", str(args.reps), "--sizes", sizes]
-        records = run_benchmark(args, build, "bench_pingpong", 2, bench_args)
-        if records is not None:
-            print(
-                f"ping-pong between 2 ranks, {build.mpi}: half round trip, median of "
-                f"{args.reps} (the sender's layout, received contiguously)"
+    planned = []  # everything checked before a file is opened or a program started
+    for experiment in chosen:
+        engines = experiment.default_engines
+        if args.engine and experiment.suite:
+            engines = ("mpi", "memcomm") if args.engine == "both" else (args.engine,)
+        program_args, parameters = program_arguments(args, experiment)
+        experiments.check_memory(experiment, parameters.get("sizes"))
+        planned += [(experiment, engine, program_args, parameters) for engine in engines]
+    to_stdout = args.json == "-"
+    path = None if to_stdout else experiments.output_path(args.json, args.experiment, build.mpi)
+    if path is None:
+        stream = sys.stdout
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        writer = results.Writer(stream)
+        for experiment, engine, program_args, parameters in planned:
+            if args.simulate:
+                writer.write(results.meta_record(
+                    experiment.name, engine, build.mpi, runner.mpi_library_version(build),
+                    runner.machine_model(build), {**parameters, "simulate": "cachegrind"},
+                    sys.argv))  # fmt: skip
+                sizes = parameters.get("sizes") or SIMULATE_SIZES[experiment.name]
+                experiments.simulate(build, experiment, [engine], sizes, writer)
+                continue
+            experiments.run(
+                build,
+                experiment,
+                engine,
+                program_args,
+                parameters,
+                writer,
+                show_progress=not args.quiet,
             )
-            print(report.pingpong_table(report.pack_rows(records, "pingpong")))
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+    if path is None:
         return 0
-    bench_args = ["--reps", str(args.reps), "--sizes", sizes, "--scale", str(args.scale)]
-    records = run_benchmark(args, build, "bench_pack", 1, bench_args)
-    if records is None:
-        return 0
-    rows = report.pack_rows(records)
-    for direction in ("pack", "unpack"):
-        print(
-            f"\n{direction} bandwidth (GB/s of packed bytes), {build.mpi}, median of {args.reps} "
-            f"repetitions (memcomm/MPI > 1 means memcomm is faster)"
-        )
-        print(report.pack_table(rows, direction))
-    print()
-    print(report.summary(rows))
+    written = results.read([path])
+    for note in sorted({n for run in written if (n := counters_note(run))}):
+        print(note)
+    for a in analyse_runs(written):
+        print_analysis(a)
+    print(f"\nresults: {path}  (memcomm report {path} -o report/ for plots)")
     return 0
 
 
-@command("report", "tables from benchmark records (JSON lines), e.g. of both MPIs together")
+def print_analysis(a: analysis.Analysis) -> None:
+    print(f"\n== {a.title} (seed {a.source})")
+    for t in a.tables:
+        print(f"{t.title}\n{report.format_table(t.header, t.rows)}\n")
+    for finding in a.findings:
+        print(f"- {finding}")
+
+
+def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
+    """Each experiment's analysis over all the runs given (any MPIs and engines)."""
+    machine = runs[0].meta.get("machine", {})
+    by_experiment: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        for record in run.results:
+            by_experiment.setdefault(run.meta["experiment"], []).append(run.result(record))
+    analyses = [analysis.analyse(name, found, machine) for name, found in by_experiment.items()]
+    simulated = [r for run in runs for r in run.others if r["kind"] == "simulated"]
+    return analyses + ([analysis.simulated(simulated)] if simulated else [])
+
+
+def write_report(runs: list[results.Run], analyses: list[analysis.Analysis], out: str) -> None:
+    notes = sorted({n for run in runs if (n := counters_note(run))})
+    page = html.write(analyses, [run.meta for run in runs], notes, Path(out))
+    print(f"\nreport: {page}")
+
+
+@command("report", "summaries, tables and an HTML page with plots from results files")
 def report_command(args: argparse.Namespace) -> int:
-    records = []
-    for name in args.files:
-        try:
-            text = Path(name).read_text()
-        except OSError as error:
-            raise MemcommError(f"cannot read {name}: {error.strerror}") from error
-        records += list(runner.json_records(text))
-    if not any(r.get("experiment") == "pack" for r in records):
-        raise MemcommError("no pack records in the files given")
-    print(report.across_mpis(records, markdown=args.markdown))
+    runs = results.read(args.files)
+    if args.markdown:
+        pack = [
+            run.result(r) for run in runs if run.meta["experiment"] == "pack" for r in run.results
+        ]
+        if not pack:
+            raise MemcommError("--markdown makes the README's pack table: no pack results given")
+        print(report.across_mpis(pack, markdown=True))
+        return 0
+    analyses = analyse_runs(runs)
+    for a in analyses:
+        print_analysis(a)
+    if args.output:
+        write_report(runs, analyses, args.output)
     return 0
 
 
-@command("demo", "the main job: differential check, then a pack comparison")
+@command("demo", "the main job: differential check, pack and ping-pong comparisons, a report")
 def demo(args: argparse.Namespace) -> int:
     print(f"== memcomm {__version__} on {args.mpi}: differential check against the MPI's pack")
     args.types, args.seed, args.np = 10000, None, 2
     if check(args) != 0:
         return 1
-    print(f"\n== pack comparison on {args.mpi}")
-    args.experiment, args.reps, args.sizes, args.scale, args.only = "pack", 7, "1024,4096", 1, ""
-    if bench(args) != 0:
-        return 1
-    print(f"\n== transpose ping-pong on {args.mpi}")
-    args.experiment, args.sizes, args.only = "pingpong", "256,512,1024,2048,4096", "transpose"
-    return bench(args)
+    common = {"reps": 7, "scale": 1, "quick": False, "quiet": False, "engine": None}
+    for name, sizes, only in (
+        ("pack", "1024,4096", ""),
+        ("pingpong", "256,512,1024,2048,4096", "transpose"),
+    ):
+        print(f"\n== {name} on {args.mpi}")
+        vars(args).update(
+            common, experiment=name, sizes=sizes, only=only, json=f"results/demo-{name}.jsonl"
+        )
+        if bench(args) != 0:
+            return 1
+    runs = results.read(["results/demo-pack.jsonl", "results/demo-pingpong.jsonl"])
+    write_report(runs, analyse_runs(runs), "report")
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -232,8 +336,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--seed", type=int, help="reproduce a run (default: from the clock)")
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
         if name == "report":
-            p.add_argument("files", nargs="+", help="JSON-lines files from `memcomm bench --json`")
-            p.add_argument("--markdown", action="store_true", help="a Markdown table")
+            p.add_argument("files", nargs="+", help="results files (JSON lines) of memcomm bench")
+            p.add_argument("-o", "--output", metavar="DIR", help="write DIR/index.html and plots")
+            p.add_argument("--markdown", action="store_true", help="the README's pack table")
         if name == "run":
             p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
@@ -248,18 +353,45 @@ def parser() -> argparse.ArgumentParser:
                 "and keep them for later runs",
             )
         if name == "bench":
-            p.add_argument("experiment", help=" or ".join(EXPERIMENTS))
-            p.add_argument("--reps", type=int, default=7, help="timed repetitions (median)")
+            p.add_argument("experiment", help="an experiment, `probes`, or `list`")
+            p.add_argument("--quick", action="store_true", help="small sizes, few samples")
             p.add_argument(
                 "--sizes",
-                default=None,
-                help="transpose sides, comma-separated (default: pack 512 to 8192, "
-                "pingpong 256 to 4096)",
+                help="comma-separated sizes (K/M/G suffixes; transpose "
+                "sides for pack, pingpong and decompose)",
             )
             p.add_argument(
-                "--scale", type=int, default=1, help="divide the other patterns' sizes (1-64)"
+                "--engine",
+                choices=("mpi", "memcomm", "both"),
+                help="the MPI alone, with memcomm preloaded, or both (default: "
+                "both for decompose, the MPI alone otherwise)",
             )
-            p.add_argument("--only", default="", help="only patterns whose name contains this")
+            p.add_argument(
+                "--reps", type=int, help="repetitions (pack, pingpong: exactly; others: at most)"
+            )
+            p.add_argument("--min-reps", type=int, help="at least this many samples")
+            p.add_argument("--max-reps", type=int, help="at most this many samples")
+            p.add_argument(
+                "--rse",
+                type=float,
+                help="stop at this relative standard error of the median (default 0.02)",
+            )
+            p.add_argument("--cap", type=float, help="seconds per measurement at most (5)")
+            p.add_argument("--warmup", type=int, help="discarded samples after calibration (2)")
+            p.add_argument("--delay", type=float, help="eager: receive delay in seconds")
+            p.add_argument(
+                "--scale", type=int, default=1, help="pack: divide the other patterns' sizes (1-64)"
+            )
+            p.add_argument("--only", default="", help="pack, pingpong: patterns containing this")
+            p.add_argument("--quiet", action="store_true", help="no progress lines")
+            p.add_argument(
+                "--simulate",
+                action="store_true",
+                help="instead of timing, count "
+                "cache events of the single-process part under cachegrind "
+                "(ddt-vs-pack, decompose): simulated, for machines without "
+                "hardware counters",
+            )
     return top
 
 

@@ -10,10 +10,12 @@ import ctypes
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,86 @@ def mpi_environment() -> dict[str, str]:
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     env.setdefault("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe")
     return env
+
+
+def pin_arguments(build: Build) -> list[str]:
+    """mpiexec options binding each rank to a core, in the launcher's own dialect."""
+    name = build.mpi
+    if name == "system":
+        try:
+            text = subprocess.run(
+                [build.mpiexec, "--version"], capture_output=True, text=True, check=False
+            ).stdout
+        except OSError:
+            text = ""
+        name = "openmpi" if "Open MPI" in text or "OpenRTE" in text else "mpich"
+    return ["--bind-to", "core"] if name == "openmpi" else ["-bind-to", "core"]
+
+
+def stream(
+    build: Build,
+    nprocs: int,
+    program: Path,
+    args: Sequence[str],
+    preload: bool,
+    on_stderr: Callable[[str], None],
+) -> Iterator[str]:
+    """Run `program args` on `nprocs` pinned ranks (memcomm preloaded if asked) and yield its
+    stdout lines as they come; its stderr lines go to `on_stderr`. A failed run raises
+    MemcommError after its output so far was yielded."""
+    inner = [str(program), *args]
+    if preload:
+        inner = ["env", f"LD_PRELOAD={build.library}", *inner]
+    extra = shlex.split(os.environ.get("MEMCOMM_MPIEXEC_ARGS", ""))
+    command = [build.mpiexec, *pin_arguments(build), *extra, "-n", str(nprocs), *inner]
+    try:
+        process = subprocess.Popen(
+            command,
+            env=mpi_environment(),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=1,
+        )
+    except OSError as error:
+        raise MemcommError(f"cannot start {build.mpiexec}: {error.strerror}") from error
+    assert process.stdout is not None and process.stderr is not None
+    errors: list[str] = []
+
+    def drain() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            errors.append(line)
+            on_stderr(line.rstrip("\n"))
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        yield from process.stdout
+    finally:
+        if process.poll() is None and sys.exc_info()[0] is not None:
+            process.kill()
+        code = process.wait()
+        reader.join()
+    if code != 0:
+        said = [
+            line.strip() for line in errors if line.strip() and not line.startswith("progress:")
+        ]
+        last = " / ".join(dict.fromkeys(said))[-400:]
+        raise MemcommError(
+            f"{program.name} failed under {build.mpi} (exit {code})" + (f": {last}" if last else "")
+        )
+
+
+def mpi_library_version(build: Build) -> str:
+    """The MPI's own version string (MPI_Get_library_version may be called before
+    MPI_Init), first line."""
+    lib = _library(build)
+    buffer = ctypes.create_string_buffer(8192)
+    length = ctypes.c_int(0)
+    if lib.MPI_Get_library_version(buffer, ctypes.byref(length)) != 0:
+        return "unknown"
+    return buffer.value.decode(errors="replace").strip().splitlines()[0]
 
 
 def launch(

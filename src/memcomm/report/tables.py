@@ -1,4 +1,4 @@
-"""Turn benchmark records into what a person reads: medians, ratios, text tables."""
+"""Text tables of the pack and ping-pong benchmarks: medians, ratios, bandwidths."""
 
 from __future__ import annotations
 
@@ -79,6 +79,12 @@ def _gbps(row: PackRow, method: str, direction: str) -> str:
 
 
 def pack_table(rows: Sequence[PackRow], direction: str = "pack") -> str:
+    return format_table(*pack_columns(rows, direction))
+
+
+def pack_columns(
+    rows: Sequence[PackRow], direction: str = "pack"
+) -> tuple[list[str], list[list[str]]]:
     """GB/s of every method (of the packed bytes) and memcomm's ratios to the baselines.
 
     `memcomm/lines` is memcomm's bandwidth as a share of reading the touched cache lines once:
@@ -104,10 +110,14 @@ def pack_table(rows: Sequence[PackRow], direction: str = "pack") -> str:
         if direction == "unpack":
             cells.append(f"{r.seconds('memcomm', 'pack') / r.seconds('memcomm', 'unpack'):.2f}")
         body.append(cells)
-    return format_table(header, body)
+    return header, body
 
 
 def pingpong_table(rows: Sequence[PackRow]) -> str:
+    return format_table(*pingpong_columns(rows))
+
+
+def pingpong_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]]]:
     """Half round-trip time and bandwidth of each method; memcomm against the MPI's datatype
     send and against sending the same bytes contiguously."""
     methods = ["contiguous", "mpi", "manual", "manual-blocked", "memcomm"]
@@ -125,7 +135,7 @@ def pingpong_table(rows: Sequence[PackRow]) -> str:
             f"{r.ratio('memcomm', 'contiguous') * 100:.0f}%",
         ]
         body.append(cells)
-    return format_table(header, body)
+    return header, body
 
 
 def summary(rows: Sequence[PackRow]) -> str:

@@ -1,0 +1,379 @@
+"""The measurement suite's experiments: what each measures, which program runs it, and how.
+
+Every experiment runs a C program of the build (bench/) under the build's MPI with ranks
+pinned, and its records are written, a line at a time, to one results file after a meta
+record (memcomm.results). The seeds the experiments come from are in ../shared/seeds/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memcomm import results, runner
+from memcomm.runner import MemcommError
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    program: str  # relative to the build directory
+    ranks: int
+    summary: str
+    source: str  # where in the seeds it comes from
+    default_engines: tuple[str, ...] = ("mpi",)
+    suite: bool = True  # takes the suite's timing options (bench/harness.h)
+    # bytes all ranks together allocate for a size of the --sizes list (for a transpose side
+    # n, of the n x n matrix): checked against the free memory before starting
+    footprint: Callable[[int], int] = lambda size: 0
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.name: e
+    for e in [
+        Experiment(
+            "noncontig",
+            "bench/bench_suite",
+            2,
+            "contiguous vs strided (stride 16) messages, 64 B to 4 MiB, sender and receiver time",
+            "000 sec. 6.1",
+            footprint=lambda b: 2 * 17 * b,
+        ),
+        Experiment(
+            "blocking",
+            "bench/bench_suite",
+            2,
+            "MPI_Send vs MPI_Isend (the call, and with MPI_Wait), contiguous and strided",
+            "000 sec. 6.2",
+            footprint=lambda b: 2 * 17 * b,
+        ),
+        Experiment(
+            "ddt-vs-pack",
+            "bench/bench_suite",
+            2,
+            "a vector datatype vs a user pack/unpack loop, strides 16, 32, 64",
+            "000 sec. 6.3",
+            footprint=lambda b: 2 * 65 * b,
+        ),
+        Experiment(
+            "decompose",
+            "bench/bench_suite",
+            2,
+            "Memory-LogP's o + l_p + l_m + L for the matrix transpose, 512^2 to 4096^2",
+            "001 sec. 4, Fig. 2",
+            ("mpi", "memcomm"),
+            footprint=lambda n: 2 * 2 * 8 * n * n,
+        ),
+        Experiment(
+            "cache-state",
+            "bench/bench_suite",
+            2,
+            "ping-pong with the buffers flushed (INV), read (EXCL) or written (MOD) before",
+            "004 SCN1",
+            footprint=lambda b: 2 * 2 * b,
+        ),
+        Experiment(
+            "pollution",
+            "bench/bench_suite",
+            2,
+            "reading the message buffer after a transfer (INV, PRE) vs without one "
+            "(BASE_INV, BASE_PRE)",
+            "004 SCN2",
+            footprint=lambda b: 2 * 2 * b,
+        ),
+        Experiment(
+            "eager",
+            "bench/bench_suite",
+            2,
+            "the eager limit, by delaying the receive",
+            "004 (eager limit)",
+            footprint=lambda b: 2 * b,
+        ),
+        Experiment(
+            "latency",
+            "bench/bench_suite",
+            1,
+            "load latency of a pointer chase over working sets: the cache sizes",
+            "probe",
+            footprint=lambda b: b + b // 8,
+        ),
+        Experiment(
+            "copy",
+            "bench/bench_suite",
+            1,
+            "memcpy bandwidth over buffer sizes",
+            "probe",
+            footprint=lambda b: 2 * b,
+        ),
+        Experiment(
+            "pack",
+            "bench/bench_pack",
+            1,
+            "pack/unpack bandwidth of 20 layouts: memcpy, the MPI, loops, memcomm",
+            "001 sec. 5-6",
+            ("memcomm",),
+            suite=False,
+        ),
+        Experiment(
+            "pingpong",
+            "bench/bench_pingpong",
+            2,
+            "the seed's transpose ping-pong and ddtbench-like layouts, every method",
+            "001 sec. 6",
+            ("memcomm",),
+            suite=False,
+        ),
+    ]
+}
+# `probes` runs these in turn
+PROBES = ("eager", "latency", "copy")
+
+
+def lookup(name: str) -> list[Experiment]:
+    if name == "probes":
+        return [EXPERIMENTS[p] for p in PROBES]
+    if name not in EXPERIMENTS:
+        known = ", ".join([*EXPERIMENTS, "probes"])
+        raise MemcommError(f"unknown experiment {name!r}: available: {known}")
+    return [EXPERIMENTS[name]]
+
+
+class Progress:
+    """One line on stderr, at most every `every` seconds: what is running and how far."""
+
+    def __init__(self, label: str, every: float = 2.0, enabled: bool = True) -> None:
+        self.label, self.every, self.enabled = label, every, enabled
+        self.start = self.last = time.monotonic()
+        self.count = 0
+        self.current = ""
+
+    def result(self, record: dict[str, Any]) -> None:
+        self.count += 1
+        self.current = f"{record.get('method', '')} {record.get('bytes', '')} B"
+        self.tick()
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.last >= self.every:
+            self.last = now
+            print(
+                f"  {self.label}: {self.count} measurements, {now - self.start:.0f} s "
+                f"(last: {self.current})",
+                file=sys.stderr,
+            )
+
+
+def run(
+    build: runner.Build,
+    experiment: Experiment,
+    engine: str,
+    program_args: Sequence[str],
+    parameters: dict[str, Any],
+    writer: results.Writer,
+    show_progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run one experiment once (one engine), writing its records; returns the results."""
+    program = build.program(experiment.program)
+    if experiment.suite:
+        program_args = [experiment.name, *program_args]
+    meta = results.meta_record(
+        experiment.name,
+        engine,
+        build.mpi,
+        runner.mpi_library_version(build),
+        runner.machine_model(build),
+        {**parameters, "ranks": experiment.ranks, "pinned": True},
+        [str(program), *program_args],
+    )
+    writer.write(meta)
+    progress = Progress(f"{experiment.name} ({engine}, {build.mpi})", enabled=show_progress)
+    preload = engine == "memcomm" and experiment.suite
+
+    said: list[str] = []  # the program's own messages: shown once it succeeded (a failure
+    # raises MemcommError carrying them, as one line)
+
+    def on_stderr(line: str) -> None:
+        if line.startswith("progress:"):
+            progress.tick()
+        elif line.strip():
+            said.append(line)
+
+    found: list[dict[str, Any]] = []
+    for line in runner.stream(build, experiment.ranks, program, program_args, preload, on_stderr):
+        if not line.startswith("{"):
+            if line.strip():
+                print(line.rstrip("\n"), file=sys.stderr)
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise MemcommError(f"{program.name} wrote a malformed record: {line[:80]!r}") from error
+        record.setdefault("engine", engine)
+        writer.write(record)
+        if record.get("kind") == "result":
+            found.append(record)
+            progress.result(record)
+    for line in said:
+        print(line, file=sys.stderr)
+    return found
+
+
+SIZE = re.compile(r"^(\d+)([KMG]?)$")
+
+
+def parse_sizes(text: str) -> list[int]:
+    """A --sizes list as the benchmark programs read it: "64,4K,1M"."""
+    sizes = []
+    for item in text.split(","):
+        match = SIZE.match(item.strip())
+        if not match:
+            raise MemcommError(
+                f"malformed size {item!r} in --sizes: use numbers with an "
+                "optional K, M or G, comma-separated"
+            )
+        sizes.append(int(match[1]) << {"": 0, "K": 10, "M": 20, "G": 30}[match[2]])
+    return sizes
+
+
+def available_memory() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(experiment: Experiment, sizes: str | None) -> None:
+    """Refuse sizes whose buffers would not fit in the free memory, before starting."""
+    if not sizes:
+        return
+    free = available_memory()
+    if free is None:
+        return
+    for size in parse_sizes(sizes):
+        need = experiment.footprint(size)
+        if need > free:
+            raise MemcommError(
+                f"{experiment.name} at size {size} needs about {need / 2**30:.1f} GiB, more than "
+                f"the {free / 2**30:.1f} GiB of free memory: choose smaller --sizes"
+            )
+
+
+def output_path(given: str | None, experiment: str, mpi: str) -> Path:
+    """Where results go: the file given, or results/<experiment>-<mpi>-<date>.jsonl."""
+    if given:
+        return Path(given)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("results") / f"{experiment}-{mpi}-{stamp}.jsonl"
+
+
+def suite_arguments(options: dict[str, Any]) -> list[str]:
+    """The suite program's timing and size options from the runner's."""
+    names = {
+        "sizes": "--sizes",
+        "min_reps": "--min-reps",
+        "max_reps": "--max-reps",
+        "rse": "--rse",
+        "cap": "--cap",
+        "warmup": "--warmup",
+        "min_sample": "--min-sample",
+    }
+    out: list[str] = []
+    for key, flag in names.items():
+        if options.get(key) is not None:
+            out += [flag, str(options[key])]
+    return out
+
+
+# ---- simulated cache counts (cachegrind), where the machine has no hardware counters ----
+
+# experiment -> (layout, message size -> the program's --size) for its single-process part
+SIMULATED: dict[str, tuple[tuple[str, ...], Callable[[int], int]]] = {
+    "ddt-vs-pack": (("stride16", "stride32", "stride64"), lambda size: size // 8),
+    "decompose": (("transpose",), lambda side: side),
+}
+
+
+def cachegrind_counts(command: list[str], preload: Path | None) -> tuple[dict[str, int], str]:
+    """Run `command` under cachegrind; the event totals and the simulated caches."""
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "cachegrind.out"
+        env = {**runner.mpi_environment(), **({"LD_PRELOAD": str(preload)} if preload else {})}
+        try:
+            done = subprocess.run(
+                ["valgrind", "--tool=cachegrind", "--cache-sim=yes",
+                 f"--cachegrind-out-file={out}", *command],
+                env=env, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+        except OSError as error:
+            raise MemcommError(f"cannot run valgrind: {error.strerror}") from error
+        if done.returncode != 0 or not out.exists():
+            said = " / ".join(line for line in done.stderr.splitlines() if "==" not in line)
+            raise MemcommError(f"the simulated run failed (exit {done.returncode}): {said[-300:]}")
+        events: list[str] = []
+        totals: list[int] = []
+        caches = []
+        for line in out.read_text().splitlines():
+            if line.startswith("desc:") and "cache:" in line:
+                caches.append(line[5:].strip())
+            elif line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith("summary:"):
+                totals = [int(v) for v in line.split()[1:]]
+    return dict(zip(events, totals, strict=False)), "; ".join(caches)
+
+
+def simulate(
+    build: runner.Build,
+    experiment: Experiment,
+    engines: Sequence[str],
+    sizes: str,
+    writer: results.Writer,
+) -> None:
+    """Simulated cache events per pack of each layout and method, labelled as simulated.
+
+    Each count is (run with the packs - the same run without them) / repeat; the MPI's
+    start-up varies by some 1e5 instructions from run to run, so every run packs about 4M
+    elements in all, leaving that noise at a few instructions per pack."""
+    if experiment.name not in SIMULATED:
+        known = ", ".join(SIMULATED)
+        raise MemcommError(f"--simulate covers the single-process parts of {known}")
+    if shutil.which("valgrind") is None:
+        raise MemcommError("--simulate needs valgrind (cachegrind): apt install valgrind")
+    layouts, size_of = SIMULATED[experiment.name]
+    program = build.program("bench/bench_suite")
+    version = subprocess.run(
+        ["valgrind", "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    for size in parse_sizes(sizes):
+        for layout in layouts:
+            elements = size_of(size) ** 2 if layout == "transpose" else size_of(size)
+            repeat = max(4, (1 << 22) // max(elements, 1))
+            base = [str(program), "simulate", "--layout", layout, "--size",
+                    str(size_of(size)), "--repeat", str(repeat)]  # fmt: skip
+            for engine in engines:
+                preload = build.library if engine == "memcomm" else None
+                floor, _ = cachegrind_counts([*base, "--method", "none"], preload)
+                for method in ("datatype", "user"):
+                    if engine == "memcomm" and method == "user":
+                        continue  # the user's loop does not change with memcomm
+                    counts, caches = cachegrind_counts([*base, "--method", method], preload)
+                    writer.write({
+                        "kind": "simulated", "experiment": experiment.name,
+                        "method": "datatype" if method == "datatype" else "user pack",
+                        "layout": layout, "bytes": size if experiment.name != "decompose"
+                        else 8 * size * size, "engine": engine,
+                        "tool": f"{version} cachegrind, simulated caches: {caches}",
+                        "events": {k: (v - floor.get(k, 0)) / repeat for k, v in counts.items()},
+                    })  # fmt: skip

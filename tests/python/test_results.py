@@ -1,0 +1,115 @@
+"""The results format: records against the schema, and files a user might hand to the
+report (interrupted, foreign, from a newer memcomm)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memcomm import results
+from memcomm.runner import MemcommError
+
+META = results.meta_record(
+    "noncontig",
+    "mpi",
+    "mpich",
+    "MPICH Version: 5.0.2",
+    {"PAGE_SIZE": {"value": 4096}},
+    {},
+    ["bench_suite", "noncontig"],
+)
+RESULT = {
+    "kind": "result",
+    "experiment": "noncontig",
+    "method": "strided",
+    "role": "sender",
+    "bytes": 4096,
+    "engine": "mpi",
+    "inner": 4,
+    "warmup": 2,
+    "stopped": "rse",
+    "seconds": [1e-6, 1.1e-6, 0.9e-6],
+}
+
+
+def lines(*records: dict[str, object]) -> list[str]:
+    return [json.dumps(r) + "\n" for r in records]
+
+
+def test_meta_record_names_version_revision_and_mpi() -> None:
+    results.validate(META)
+    assert META["schema"] == results.SCHEMA_VERSION
+    assert META["git"] and META["date"] and META["mpi"]["library"].startswith("MPICH")
+
+
+def test_good_file_parses_into_runs() -> None:
+    runs = list(
+        results.parse_lines(lines(META, RESULT, {**META, "engine": "memcomm"}, RESULT), "f")
+    )
+    assert len(runs) == 2 and runs[1].meta["engine"] == "memcomm"
+    assert runs[0].result(runs[0].results[0])["mpi"] == "mpich"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seconds": []},
+        {"seconds": [-1.0]},
+        {"bytes": -1},
+        {"stopped": "whenever"},
+        {"kind": "resultz"},
+    ],
+)
+def test_bad_records_are_refused(change: dict[str, object]) -> None:
+    with pytest.raises(MemcommError, match="schema"):
+        results.validate({**RESULT, **change})
+
+
+def test_missing_field_is_refused() -> None:
+    record = dict(RESULT)
+    del record["seconds"]
+    with pytest.raises(MemcommError, match="schema"):
+        results.validate(record)
+
+
+def test_interrupted_file_keeps_what_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "partial.jsonl"
+    with path.open("w") as stream:
+        writer = results.Writer(stream)
+        writer.write(META)
+        writer.write(RESULT)
+    # the process died here: what is on disk is a complete, valid file
+    runs = results.read([path])
+    assert len(runs[0].results) == 1
+
+
+def test_line_cut_short_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(lines(META)) + json.dumps(RESULT)[:40])
+    with pytest.raises(MemcommError, match=r"cut.jsonl:2: line is truncated"):
+        results.read([path])
+
+
+def test_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    path.write_text(
+        "".join(lines({**META, "schema": results.SCHEMA_VERSION + 1, "something": "new"}, RESULT))
+    )
+    with pytest.raises(MemcommError, match="newer memcomm"):
+        results.read([path])
+
+
+def test_records_without_meta_are_not_a_results_file(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(lines(RESULT)))
+    with pytest.raises(MemcommError, match="before the meta record"):
+        results.read([path])
+
+
+def test_missing_or_binary_files_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(MemcommError, match="cannot read"):
+        results.read([tmp_path / "absent.jsonl"])
+    binary = tmp_path / "b.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(MemcommError):
+        results.read([binary])

@@ -1,0 +1,207 @@
+"""The measurement suite end to end at tiny sizes, on every MPI build `make test` made: each
+experiment runs, writes records the schema accepts with the methods and roles it promises,
+says what it knows of hardware counters, and the report renders its plots."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memcomm import results
+
+BUILT = os.environ.get("MEMCOMM_TEST_MPIS", "").split()
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["--quick", "--quiet", "--min-reps", "3", "--max-reps", "4", "--cap", "0.2"]
+
+# experiment -> (sizes, methods, roles)
+EXPECTED = {
+    "noncontig": ("64,4K", {"contiguous", "strided"}, {"sender", "receiver"}),
+    "blocking": ("4K", {"MPI_Send", "MPI_Isend", "MPI_Isend+MPI_Wait"}, {"sender", "receiver"}),
+    "ddt-vs-pack": ("4K", {"contiguous", "datatype", "user pack"}, {"sender", "receiver"}),
+    "decompose": ("64", {"copy", "pack", "contiguous", "datatype"}, {"one way"}),
+    "cache-state": ("4K", {"INV", "EXCL", "MOD"}, {"round trip/2"}),
+    "pollution": ("4K", {"INV", "PRE", "BASE_INV", "BASE_PRE"}, {"sender", "receiver"}),
+    "eager": ("1K,256K", {"MPI_Send"}, {"sender"}),
+    "latency": ("16K", {"pointer chase"}, {"chase"}),
+    "copy": ("64K", {"memcpy"}, {"copy"}),
+}
+
+
+def memcomm(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memcomm.cli", *args],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module", params=BUILT)
+def suite_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path, dict[str, str]]:
+    """Every experiment once on one MPI: (mpi, results directory, each run's stdout)."""
+    mpi = request.param
+    directory = tmp_path_factory.mktemp(f"suite-{mpi}")
+    outputs = {}
+    for name, (sizes, _, _) in EXPECTED.items():
+        done = memcomm(
+            "bench",
+            name,
+            "--mpi",
+            mpi,
+            "--sizes",
+            sizes,
+            *TINY,
+            "--json",
+            str(directory / f"{name}.jsonl"),
+        )
+        assert done.returncode == 0, f"{name}: {done.stderr}"
+        assert "Traceback" not in done.stderr
+        outputs[name] = done.stdout
+    return mpi, directory, outputs
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_experiment_records_what_it_promises(
+    suite_runs: tuple[str, Path, dict[str, str]], name: str
+) -> None:
+    mpi, directory, _ = suite_runs
+    _, methods, roles = EXPECTED[name]
+    runs = results.read([directory / f"{name}.jsonl"])
+    found = [run.result(r) for run in runs for r in run.results]
+    assert {r["method"] for r in found} == methods
+    assert {r["role"] for r in found} == roles
+    assert {r["mpi"] for r in found} == {mpi}
+    assert all(r["experiment"] == name and r["seconds"] and min(r["seconds"]) > 0 for r in found)
+    assert all(3 <= len(r["seconds"]) <= 4 for r in found)
+    meta = runs[0].meta
+    assert meta["experiment"] == name and meta["mpi"]["library"] not in ("", "unknown")
+    assert "PAGE_SIZE" in meta["machine"]
+
+
+def test_decompose_runs_with_and_without_memcomm(
+    suite_runs: tuple[str, Path, dict[str, str]],
+) -> None:
+    _, directory, _ = suite_runs
+    runs = results.read([directory / "decompose.jsonl"])
+    # "engine" in a result is what the program itself saw: memcomm loaded or not
+    assert [r.meta["engine"] for r in runs] == ["mpi", "memcomm"]
+    for run in runs:
+        assert {r["engine"] for r in run.results} == {run.meta["engine"]}
+
+
+def test_counters_are_reported_as_they_are(suite_runs: tuple[str, Path, dict[str, str]]) -> None:
+    _, directory, outputs = suite_runs
+    for name in EXPECTED:
+        for run in results.read([directory / f"{name}.jsonl"]):
+            counters = [o for o in run.others if o["kind"] == "counters"]
+            assert len(counters) == 1
+            if counters[0]["available"]:
+                assert all("counters" in r for r in run.results)
+            else:  # say so, and print no zeros
+                assert counters[0]["reason"]
+                assert not any("counters" in r for r in run.results)
+                assert "hardware counters unavailable:" in outputs[name]
+
+
+def test_report_renders_a_page_with_plots(
+    suite_runs: tuple[str, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    _, directory, _ = suite_runs
+    files = sorted(str(p) for p in directory.glob("*.jsonl"))
+    done = memcomm("report", *files, "-o", str(tmp_path / "report"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    for name in EXPECTED:
+        assert f"<code>{name}</code>" in page
+    images = list((tmp_path / "report").glob("*.png"))
+    assert len(images) >= len(EXPECTED)
+    for image in images:
+        assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and image.stat().st_size > 5000
+        assert image.name in page
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bench", "nonsense"], "unknown experiment 'nonsense'"),
+        (["bench", "copy", "--sizes", "1X"], "malformed size '1X'"),
+        (["bench", "copy", "--sizes", "4000G"], "free memory"),
+        (["bench", "copy", "--sizes", "4K", "--rse", "0"], "--rse > 0"),
+        (["bench", "eager", "--sizes", "4K", "--delay", "7"], "--delay must be"),
+    ],
+)
+def test_user_mistakes_get_one_line(args: list[str], message: str) -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    done = memcomm(*args, "--mpi", BUILT[0])
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+
+
+def test_an_mpi_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    build = tmp_path / "mpich"  # a real library and program, a launcher that is not there
+    (build / "bench").mkdir(parents=True)
+    (build / "CMakeCache.txt").write_text("MPIEXEC_EXECUTABLE:FILEPATH=/nonexistent/mpiexec\n")
+    real = ROOT / "build" / BUILT[0]
+    shutil.copy(real / "libmemcomm.so", build / "libmemcomm.so")
+    shutil.copy(real / "bench" / "bench_suite", build / "bench" / "bench_suite")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memcomm.cli",
+            "bench",
+            "copy",
+            "--sizes",
+            "4K",
+            "--json",
+            str(tmp_path / "out.jsonl"),
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        check=False,
+        env={**os.environ, "MEMCOMM_BUILD_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("memcomm: error: cannot start /nonexistent/mpiexec")
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_report_of_a_truncated_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text(json.dumps({"kind": "meta"})[:10])
+    done = memcomm("report", str(path))
+    assert done.returncode == 2 and "truncated" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_simulate_counts_cache_events_and_says_they_are_simulated(tmp_path: Path) -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    out = tmp_path / "sim.jsonl"
+    done = memcomm("bench", "ddt-vs-pack", "--simulate", "--sizes", "4K", "--mpi", BUILT[0],
+                   "--json", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Simulated cache events per pack (not measured)" in done.stdout
+    simulated = [r for run in results.read([out]) for r in run.others if r["kind"] == "simulated"]
+    assert {(r["layout"], r["method"]) for r in simulated} == {
+        (f"stride{s}", m) for s in (16, 32, 64) for m in ("datatype", "user pack")
+    }
+    for r in simulated:
+        assert "cachegrind" in r["tool"] and "D1 cache" in r["tool"]
+        # 512 doubles per pack: a load and a store each at least (less a few for the
+        # start-up noise the subtraction leaves), and not absurdly many
+        assert 0.95 * 2 * 512 <= r["events"]["Dr"] + r["events"]["Dw"] <= 100 * 512, r
+        assert r["events"]["Ir"] >= 512
