@@ -173,3 +173,92 @@ int experiment_ddt_vs_pack(const timing *t, const char *sizes, int argc, char **
     }
     return 0;
 }
+
+/* ---- logp: parameterized round trips (Hoefler, Lichei, Rehm: "Low-overhead LogGP
+ * parameter assessment for modern interconnection networks", IPDPS 2007) ----
+ *
+ * PRTT(n, d, s): rank 0 sends n messages of s bytes, computing for d seconds after each
+ * send; rank 1 receives them all and answers with one message of s bytes. With
+ * G_all = g + (s-1)G:
+ *   PRTT(1, 0, s) = 2 (L + 2o + (s-1)G)
+ *   PRTT(n, 0, s) = PRTT(1, 0, s) + (n-1) G_all
+ *   PRTT(n, d, s) = PRTT(1, 0, s) + (n-1) max(o + d, G_all)
+ * Measured for each s: the three, with d twice the G_all just measured (so o + d wins).
+ * memcomm.models.logp fits L, o, g and G from them. */
+
+typedef struct {
+    int rank;
+    int64_t n, bytes;
+    double delay;
+    char *buffer;
+} prtt;
+
+static void compute_for(double seconds)
+{
+    double until = MPI_Wtime() + seconds;
+    while (MPI_Wtime() < until)
+        ;
+}
+
+static double prtt_sample(void *ctx, int64_t inner)
+{
+    prtt *p = ctx;
+    const int count = (int)p->bytes;
+    double t0 = MPI_Wtime();
+    for (int64_t k = 0; k < inner; k++) {
+        if (p->rank == 0) {
+            for (int64_t i = 0; i < p->n; i++) {
+                MPI_Send(p->buffer, count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+                if (p->delay > 0 && i + 1 < p->n)
+                    compute_for(p->delay);
+            }
+            MPI_Recv(p->buffer, count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (p->rank == 1) {
+            for (int64_t i = 0; i < p->n; i++)
+                MPI_Recv(p->buffer, count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(p->buffer, count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+    return MPI_Wtime() - t0;
+}
+
+int experiment_logp(const timing *t, const char *sizes, int argc, char **argv)
+{
+    int64_t n = 16;
+    if (argc == 2 && !strcmp(argv[0], "--messages"))
+        n = atoll(argv[1]);
+    else if (harness_no_options(argc, argv))
+        return 2;
+    if (n < 2 || n > 1024) {
+        fprintf(stderr, "bench: --messages must be between 2 and 1024\n");
+        return 2;
+    }
+    int64_t bytes[64];
+    int count = harness_sizes(sizes ? sizes
+                                    : "8,64,512,1K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,"
+                                      "8M,16M",
+                              bytes, 64, 1, 1ll << 30);
+    if (count < 0)
+        return 2;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < count; i++) {
+        harness_progress("logp");
+        prtt p = {rank, 1, bytes[i], 0, harness_alloc(bytes[i])};
+        measurement m = {"logp", "PRTT(1,0,s)", {"round trip", NULL}, bytes[i], ""};
+        snprintf(m.params, sizeof m.params, "\"n\": 1, \"delay\": 0");
+        double one = harness_measure(t, &m, prtt_sample, &p, MPI_COMM_WORLD);
+        p.n = n;
+        m.method = "PRTT(n,0,s)";
+        snprintf(m.params, sizeof m.params, "\"n\": %lld, \"delay\": 0", (long long)n);
+        double many = harness_measure(t, &m, prtt_sample, &p, MPI_COMM_WORLD);
+        double gap = (many - one) / (double)(n - 1);
+        p.delay = 2 * (gap > 1e-6 ? gap : 1e-6);
+        m.method = "PRTT(n,d,s)";
+        snprintf(m.params, sizeof m.params, "\"n\": %lld, \"delay\": %.9g", (long long)n,
+                 p.delay);
+        harness_measure(t, &m, prtt_sample, &p, MPI_COMM_WORLD);
+        free(p.buffer);
+    }
+    return 0;
+}

@@ -5,6 +5,7 @@
  *            (eager), one that waits for the receive was not (rendezvous).
  *   latency  the load-to-use latency of a dependent pointer chase, one pointer per cache line
  *            in a random cycle, over working sets from 4 KiB up: steps mark the cache sizes.
+ *   tlb      the same chase over one line in each of N pages: the step marks the TLB entries.
  *   copy     memcpy bandwidth over buffer sizes (rank 0 alone). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,60 @@ int experiment_latency(const timing *t, const char *sizes, int argc, char **argv
         free(order);
         measurement m = {"latency", "pointer chase", {"chase", NULL}, bytes[i], ""};
         snprintf(m.params, sizeof m.params, "\"loads\": %lld", (long long)c.loads);
+        harness_measure(t, &m, chase_sample, &c, MPI_COMM_WORLD);
+        free(area);
+    }
+    return 0;
+}
+
+/* ---- tlb: one line in each of N pages (Saavedra and Smith's method) ----
+ * The chase visits the pages in a random cycle, at a different line of each page so the
+ * lines spread over the cache sets: while N pages fit the TLB the latency is that of the
+ * cache the lines sit in; beyond, every access adds a page walk. */
+
+int experiment_tlb(const timing *t, const char *sizes, int argc, char **argv)
+{
+    if (harness_no_options(argc, argv))
+        return 2;
+    int64_t pages[64];
+    int n = harness_sizes(sizes ? sizes
+                                : "8,16,32,48,64,80,96,112,128,192,256,384,512,1K,1536,2K,3K,4K",
+                          pages, 64, 2, 1 << 20);
+    if (n < 0)
+        return 2;
+    const int64_t page = 4096;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < n; i++) {
+        harness_progress("tlb");
+        const int64_t count = pages[i];
+        char *area = harness_alloc(count * page);
+        int64_t *order = malloc(sizeof(int64_t) * (size_t)count);
+        if (!order) {
+            fprintf(stderr, "bench: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        for (int64_t k = 0; k < count; k++)
+            order[k] = k;
+        for (int64_t k = count - 1; k > 0; k--) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            int64_t j = (int64_t)(seed % (uint64_t)(k + 1)), x = order[k];
+            order[k] = order[j];
+            order[j] = x;
+        }
+        /* page p's line: (p mod 64) * 64 bytes in */
+#define SLOT(p) (area + (p) * page + ((p) % 64) * 64)
+        for (int64_t k = 0; k < count; k++)
+            *(void **)SLOT(order[k]) = SLOT(order[(k + 1) % count]);
+        chase c = {rank, (void **)SLOT(order[0]), count < 4096 ? 4096 : count};
+#undef SLOT
+        free(order);
+        measurement m = {"tlb", "page chase", {"chase", NULL}, count * page, ""};
+        snprintf(m.params, sizeof m.params, "\"loads\": %lld, \"pages\": %lld",
+                 (long long)c.loads, (long long)count);
         harness_measure(t, &m, chase_sample, &c, MPI_COMM_WORLD);
         free(area);
     }

@@ -40,10 +40,11 @@ int experiment_simulate(const timing *t, const char *sizes, int argc, char **arg
     const int stride = transpose ? 0 : !strncmp(layout, "stride", 6) ? atoi(layout + 6) : -1;
     const bool known_method =
         !strcmp(method, "datatype") || !strcmp(method, "user") || !strcmp(method, "none");
-    if (stride < 0 || (!transpose && stride < 2) || !known_method || n < 1 || n > (1 << 14) ||
+    if (stride < 0 || (!transpose && stride < 2) || !known_method || n < 1 ||
+        n > (transpose ? (1 << 14) : (1 << 26)) ||
         repeat < 1 || argc % 2) {
         fprintf(stderr, "bench: simulate needs --layout stride16|stride32|stride64|transpose "
-                        "--method datatype|user|none --size 1..16384 [--repeat R]\n");
+                        "--method datatype|user|none --size N (side <= 16384, or elements <= 2^26) [--repeat R]\n");
         return 2;
     }
     const long long doubles = transpose ? n * n : n * stride, packed_doubles = transpose ? n * n : n;

@@ -16,7 +16,9 @@ int experiment_cache_state(const timing *t, const char *sizes, int argc, char **
 int experiment_pollution(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_eager(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_latency(const timing *t, const char *sizes, int argc, char **argv);
+int experiment_tlb(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_copy(const timing *t, const char *sizes, int argc, char **argv);
+int experiment_logp(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_simulate(const timing *t, const char *sizes, int argc, char **argv);
 
 #endif

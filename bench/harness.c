@@ -195,7 +195,8 @@ static const char *stop_reason(int n, const timing *t, double rse, double elapse
     return NULL;
 }
 
-void harness_measure(const timing *t, const measurement *m, sample_fn fn, void *ctx, MPI_Comm comm)
+double harness_measure(const timing *t, const measurement *m, sample_fn fn, void *ctx,
+                       MPI_Comm comm)
 {
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
@@ -283,6 +284,18 @@ void harness_measure(const timing *t, const measurement *m, sample_fn fn, void *
         }
         fflush(stdout);
     }
+    double median = 0;
+    if (rank == 0) {
+        const series *first = &samples[m->roles[0] ? 0 : 1];
+        double *v = malloc(sizeof(double) * (size_t)first->n);
+        if (v && first->n) {
+            memcpy(v, first->v, sizeof(double) * (size_t)first->n);
+            qsort(v, (size_t)first->n, sizeof(double), by_value);
+            median = first->n % 2 ? v[first->n / 2] : (v[first->n / 2 - 1] + v[first->n / 2]) / 2;
+        }
+        free(v);
+    }
+    PMPI_Bcast(&median, 1, MPI_DOUBLE, 0, comm);
     for (int r = 0; r < 2; r++) {
         free(samples[r].v);
         for (int i = 0; i < COUNTERS; i++)
@@ -290,6 +303,7 @@ void harness_measure(const timing *t, const measurement *m, sample_fn fn, void *
     }
     free(times);
     free(counted);
+    return median;
 }
 
 /* ---- options and helpers ---- */

@@ -37,8 +37,11 @@ typedef struct {
 
 typedef double (*sample_fn)(void *ctx, int64_t inner);
 
-/* Time `fn` on every rank of `comm` and print the records (rank 0). */
-void harness_measure(const timing *t, const measurement *m, sample_fn fn, void *ctx, MPI_Comm comm);
+/* Time `fn` on every rank of `comm` and print the records (rank 0). Returns, on every rank,
+ * the median seconds per iteration of the first reported rank (for experiments whose next
+ * measurement depends on this one). */
+double harness_measure(const timing *t, const measurement *m, sample_fn fn, void *ctx,
+                       MPI_Comm comm);
 
 /* Options every experiment takes; returns the index of the first argument it did not know
  * (experiments read their own from there), or -1 after printing an error. */

@@ -18,6 +18,7 @@ static const struct {
     {"cache-state", experiment_cache_state, 2}, {"pollution", experiment_pollution, 2},
     {"eager", experiment_eager, 2},             {"latency", experiment_latency, 1},
     {"copy", experiment_copy, 1},               {"simulate", experiment_simulate, 1},
+    {"logp", experiment_logp, 2},               {"tlb", experiment_tlb, 1},
 };
 
 int main(int argc, char **argv)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memcomm import __version__, experiments, report, results, runner
+from memcomm.models import logpc
 from memcomm.report import analysis, html
 from memcomm.runner import MemcommError
 
@@ -140,6 +141,8 @@ QUICK_SIZES = {
     "copy": "64K,16M",
     "pack": "256",
     "pingpong": "256,512",
+    "logp": "8,1K,64K,1M,4M",
+    "tlb": "16,64,256,1K",
 }
 
 
@@ -197,7 +200,7 @@ def bench(args: argparse.Namespace) -> int:
         rows = [
             [e.name, str(e.ranks), e.source, e.summary] for e in experiments.EXPERIMENTS.values()
         ]
-        rows.append(["probes", "-", "", "eager, latency and copy in turn"])
+        rows.append(["probes", "-", "", "eager, latency, tlb and copy in turn"])
         print(report.format_table(["experiment", "ranks", "seed", "what"], rows))
         return 0
     chosen = experiments.lookup(args.experiment)
@@ -289,6 +292,69 @@ def report_command(args: argparse.Namespace) -> int:
         print(report.across_mpis(pack, markdown=True))
         return 0
     analyses = analyse_runs(runs)
+    for a in analyses if not args.quiet else []:
+        print_analysis(a)
+    if args.output:
+        write_report(runs, analyses, args.output)
+    return 0
+
+
+def logpc_text(k_d: float | None) -> str:
+    """The LoGPC paper's numbers, recomputed from its own parameters (Tables 1-2)."""
+    mesh, short = logpc.ALEWIFE_MESH, logpc.ALEWIFE_SHORT
+    net = logpc.Contention.of(mesh) if k_d is None else logpc.Contention(2, k_d)
+    F = net.bound_factor(logpc.ALEWIFE_LONG.G)
+    rows = [
+        [
+            "average distance, random destinations (eq. 11)",
+            f"{mesh.average_distance():.4g}",
+            "3.875",
+        ],
+        [
+            "average distance, i -> i+-1, row-major, wrap (eq. 12)",
+            f"{mesh.neighbour_distance():.4g}",
+            "1.875",
+        ],
+        ["synchronous remap, LogP (cycles)", f"{logpc.remap_synchronous(short, 0, 0):.0f}", "316"],
+        [
+            "synchronous remap, LoPC (C_r = o_s + o_r)",
+            f"{logpc.remap_synchronous(short, 0, short.o_s + short.o_r):.0f}",
+            "453",
+        ],
+        [
+            "synchronous remap, LoGPC (paper's C_n = 23)",
+            f"{logpc.remap_synchronous(short, 23, short.o_s + short.o_r):.0f}",
+            "499",
+        ],
+        ["asynchronous remap", f"{logpc.remap_asynchronous(short):.0f}", "137"],
+        [f"long-message remap, cycles per message / B (k_d = {net.k_d:.4g})", f"{F:.3f}", "2.22"],
+        ["contention upper bound T_c/T (eq. 14)", f"{F / (2 * logpc.ALEWIFE_LONG.G):.3f}", "2.2"],
+    ]
+    return report.format_table(["quantity", "computed", "paper"], rows)
+
+
+@command("model", "fit and check the models (fit, validate FILES), or show LoGPC's numbers")
+def model(args: argparse.Namespace) -> int:
+    if args.action == "logpc":
+        print("LoGPC on the MIT Alewife (seed 003), from its Tables 1-2:")
+        print(logpc_text(args.k_d))
+        return 0
+    if not args.files:
+        raise MemcommError(
+            f"memcomm model {args.action} needs results files (of `memcomm bench logp`)"
+        )
+    runs = results.read(args.files)
+    analyses = [a for a in analyse_runs(runs) if a.experiment in MODEL_EXPERIMENTS]
+    if not analyses:
+        raise MemcommError(
+            "no results the models use in the files given (run `memcomm bench logp`)"
+        )
+    if args.action == "fit":  # the parameters alone
+        for a in analyses:
+            for t in a.tables:
+                if "parameters" in t.title:
+                    print(f"{t.title}\n{report.format_table(t.header, t.rows)}\n")
+        return 0
     for a in analyses:
         print_analysis(a)
     if args.output:
@@ -296,25 +362,32 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
+MODEL_EXPERIMENTS = ("logp",)
+
+
 @command("demo", "the main job: differential check, pack and ping-pong comparisons, a report")
 def demo(args: argparse.Namespace) -> int:
-    print(f"== memcomm {__version__} on {args.mpi}: differential check against the MPI's pack")
-    args.types, args.seed, args.np = 10000, None, 2
-    if check(args) != 0:
-        return 1
-    common = {"reps": 7, "scale": 1, "quick": False, "quiet": False, "engine": None}
-    for name, sizes, only in (
-        ("pack", "1024,4096", ""),
-        ("pingpong", "256,512,1024,2048,4096", "transpose"),
-    ):
-        print(f"\n== {name} on {args.mpi}")
-        vars(args).update(
-            common, experiment=name, sizes=sizes, only=only, json=f"results/demo-{name}.jsonl"
-        )
-        if bench(args) != 0:
-            return 1
-    runs = results.read(["results/demo-pack.jsonl", "results/demo-pingpong.jsonl"])
-    write_report(runs, analyse_runs(runs), "report")
+    """Each step is the command a user would type (`--quick`: small sizes, for the tests)."""
+    mpi = ["--mpi", args.mpi]
+    quick = ["--quick"] if args.quick else []
+    steps = [
+        (f"memcomm {__version__} on {args.mpi}: differential check against the MPI's pack",
+         ["check", *mpi, "--np", "2", "--types", "300" if args.quick else "10000"]),
+        (f"pack comparison on {args.mpi}",
+         ["bench", "pack", *mpi, *quick, "--reps", "7", "--json", "results/demo-pack.jsonl",
+          *([] if args.quick else ["--sizes", "1024,4096"])]),
+        (f"transpose ping-pong on {args.mpi}",
+         ["bench", "pingpong", *mpi, *quick, "--only", "transpose", "--reps", "7",
+          "--json", "results/demo-pingpong.jsonl"]),
+        ("report", ["report", "results/demo-pack.jsonl", "results/demo-pingpong.jsonl",
+                    "-o", "report", "--quiet"]),
+    ]  # fmt: skip
+    for title, argv in steps:
+        print(f"\n== {title}")
+        step = parser().parse_args(argv)
+        code = COMMANDS[step.command][0](step)
+        if code != 0:
+            return code
     return 0
 
 
@@ -339,6 +412,14 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("files", nargs="+", help="results files (JSON lines) of memcomm bench")
             p.add_argument("-o", "--output", metavar="DIR", help="write DIR/index.html and plots")
             p.add_argument("--markdown", action="store_true", help="the README's pack table")
+            p.add_argument("--quiet", action="store_true", help="only write the page (-o)")
+        if name == "demo":
+            p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+        if name == "model":
+            p.add_argument("action", choices=("fit", "validate", "logpc"))
+            p.add_argument("files", nargs="*", help="results files (fit, validate)")
+            p.add_argument("-o", "--output", metavar="DIR", help="validate: plots into DIR")
+            p.add_argument("--k-d", type=float, help="logpc: average distance per dimension")
         if name == "run":
             p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")

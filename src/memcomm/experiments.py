@@ -115,6 +115,22 @@ EXPERIMENTS: dict[str, Experiment] = {
             footprint=lambda b: 2 * b,
         ),
         Experiment(
+            "tlb",
+            "bench/bench_suite",
+            1,
+            "a chase over one line in each of N pages: the TLB's entries",
+            "probe (001 sec. 5: T_p)",
+            footprint=lambda pages: pages * 4096,
+        ),
+        Experiment(
+            "logp",
+            "bench/bench_suite",
+            2,
+            "parameterized round trips PRTT(n, d, s), 8 B to 16 MiB, for LogGP",
+            "003 sec. 2; Hoefler et al. 2007",
+            footprint=lambda b: 2 * b,
+        ),
+        Experiment(
             "pack",
             "bench/bench_pack",
             1,
@@ -135,7 +151,7 @@ EXPERIMENTS: dict[str, Experiment] = {
     ]
 }
 # `probes` runs these in turn
-PROBES = ("eager", "latency", "copy")
+PROBES = ("eager", "latency", "tlb", "copy")
 
 
 def lookup(name: str) -> list[Experiment]:

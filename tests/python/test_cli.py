@@ -219,3 +219,16 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     }
     assert all(r["experiment"] == "pingpong" and len(r["seconds"]) == 3 for r in records)
     assert "of contiguous" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_demo_runs_every_step_and_writes_the_report(mpi: str, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "memcomm.cli", "demo", "--quick", "--mpi", mpi],
+        cwd=tmp_path, text=True, capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert ", 0 failed" in result.stdout and "of contiguous" in result.stdout
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<code>pack</code>" in page and "<code>pingpong</code>" in page
+    assert (tmp_path / "report" / "pack.png").exists()

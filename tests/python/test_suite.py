@@ -28,6 +28,8 @@ EXPECTED = {
     "eager": ("1K,256K", {"MPI_Send"}, {"sender"}),
     "latency": ("16K", {"pointer chase"}, {"chase"}),
     "copy": ("64K", {"memcpy"}, {"copy"}),
+    "tlb": ("16,256", {"page chase"}, {"chase"}),
+    "logp": ("8,1K,64K,1M", {"PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)"}, {"round trip"}),
 }
 
 
@@ -127,6 +129,28 @@ def test_report_renders_a_page_with_plots(
         assert image.name in page
 
 
+def test_models_fit_and_validate_loggp_from_the_logp_run(
+    suite_runs: tuple[str, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    mpi, directory, _ = suite_runs
+    fitted = memcomm("model", "fit", str(directory / "logp.jsonl"))
+    assert fitted.returncode == 0, fitted.stderr
+    assert f"LogGP parameters, {mpi}" in fitted.stdout
+    checked = memcomm("model", "validate", str(directory / "logp.jsonl"), "-o",
+                      str(tmp_path / "models"))  # fmt: skip
+    assert checked.returncode == 0, checked.stderr
+    assert "median absolute error over" in checked.stdout
+    assert (tmp_path / "models" / f"logp-{mpi}.png").exists()
+
+
+def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
+    done = memcomm("model", "logpc")
+    assert done.returncode == 0, done.stderr
+    lines = {line.split("  ")[0]: line.split() for line in done.stdout.splitlines()}
+    assert lines["synchronous remap, LogP (cycles)"][-2:] == ["316", "316"]
+    assert lines["synchronous remap, LoGPC (paper's C_n = 23)"][-2:] == ["499", "499"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -135,6 +159,7 @@ def test_report_renders_a_page_with_plots(
         (["bench", "copy", "--sizes", "4000G"], "free memory"),
         (["bench", "copy", "--sizes", "4K", "--rse", "0"], "--rse > 0"),
         (["bench", "eager", "--sizes", "4K", "--delay", "7"], "--delay must be"),
+        (["model", "fit"], "needs results files"),
     ],
 )
 def test_user_mistakes_get_one_line(args: list[str], message: str) -> None:

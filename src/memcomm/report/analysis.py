@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memcomm.models import logp as logp_model
 from memcomm.report import tables
 from memcomm.stats import Summary, summarize
 
@@ -322,8 +323,10 @@ def decompose(results: Sequence[Result]) -> Analysis:
     findings.append(
         "Seed 001 (Fig. 2): o is about constant per byte; l_p grows past 2 MB "
         "(TLB and cache reuse break down) and dominates the transpose's cost. A "
-        "negative l_m means the datatype send overlapped part of the packing with "
-        "the transfer, so the parts do not add up exactly."
+        "negative part means that step beat what it is measured against: l_p < 0 when "
+        "the pack is faster than the contiguous copy o (memcomm's streaming-store "
+        "transpose beats memcpy for large matrices), l_m < 0 when the datatype send "
+        "overlapped packing with the transfer."
     )
     figure = Figure(
         "decompose",
@@ -505,6 +508,45 @@ def latency(results: Sequence[Result], caches: dict[str, float]) -> Analysis:
     )
 
 
+def tlb(results: Sequence[Result], entries: float | None) -> Analysis:
+    """ns per access against pages touched; the knee is where it first rises 30% above the
+    plateau of the smallest page counts."""
+    series = group(
+        results,
+        lambda r: f"page chase ({_context(r)})",
+        x=lambda r: float(r.get("pages", 0)),
+        value=lambda r: [t / float(r.get("loads", 1)) for t in r["seconds"]],
+        scale=1e9,
+    )
+    findings = []
+    for s in series:
+        if len(s.points) < 3:
+            continue
+        plateau = sorted(p.value for p in s.points[:3])[1]
+        knee = next((i for i, p in enumerate(s.points) if p.value > 1.3 * plateau), None)
+        if knee is None:
+            findings.append(f"{s.label}: no knee up to {s.points[-1].x:.0f} pages")
+        elif knee == 0:
+            findings.append(f"{s.label}: already above the plateau at the smallest count")
+        else:
+            findings.append(
+                f"{s.label}: {plateau:.1f} ns per access up to {s.points[knee - 1].x:.0f} "
+                f"pages, {s.points[knee].value:.1f} ns at {s.points[knee].x:.0f}: the TLB "
+                f"holds between {s.points[knee - 1].x:.0f} and {s.points[knee].x:.0f} pages"
+            )
+    if entries:
+        findings.append(f"the machine model's TLB_ENTRIES: {entries:.0f}")
+    header, rows = _table(series, xname="pages", unit="ns")
+    return Analysis(
+        "tlb",
+        "TLB entries (one line per page)",
+        "probe (001 sec. 5: T_p)",
+        findings,
+        [Figure("tlb", "Access latency over pages touched", "pages", "ns per access", series)],
+        [Table("medians", header, rows)],
+    )
+
+
 def copy(results: Sequence[Result]) -> Analysis:
     series = group(
         results,
@@ -659,6 +701,83 @@ def simulated(records: Sequence[Result]) -> Analysis:
     )
 
 
+def logp(results: Sequence[Result]) -> Analysis:
+    """LogGP fitted per MPI from the parameterized round trips, and its ping-pong against
+    the measured one (sizes that anchored a segment's L left out)."""
+    findings, figures, tables_ = [], [], []
+    for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
+        points = logp_model.prtt_points(_of(results, mpi=mpi))
+        if len(points) < 4:
+            findings.append(f"{mpi}: PRTT at {len(points)} sizes, too few to fit LogGP")
+            continue
+        model = logp_model.fit(points)
+        rows = [
+            [
+                size_text(s.smallest),
+                size_text(s.largest),
+                f"{s.L * 1e6:.3f}",
+                f"{s.o * 1e6:.3f}",
+                f"{s.g * 1e6:.3f}",
+                f"{1 / s.G / 1e9:.2f}" if s.G > 0 else "inf",
+            ]
+            for s in model.segments
+        ]
+        tables_.append(
+            Table(
+                f"LogGP parameters, {mpi}",
+                ["from", "to", "L (us)", "o (us)", "g (us)", "1/G (GB/s)"],
+                rows,
+            )
+        )
+        checks = logp_model.validate(model, points)
+        tables_.append(
+            Table(
+                f"ping-pong: LogGP against measurement, {mpi}",
+                ["bytes", "predicted (us)", "measured (us)", "error"],
+                [
+                    [
+                        size_text(c.size),
+                        f"{c.predicted * 1e6:.2f}",
+                        f"{c.measured * 1e6:.2f}",
+                        f"{c.error * 100:+.1f}%",
+                    ]
+                    for c in checks
+                ],
+            )
+        )
+        error = logp_model.median_abs_error(checks)
+        worst = max(checks, key=lambda c: abs(c.error)) if checks else None
+        findings.append(
+            f"{mpi}: {len(model.segments)} protocol segment(s); predicted ping-pong within "
+            f"{error * 100:.1f}% median absolute error over {len(checks)} sizes (target 10%)"
+            + (f"; worst {worst.error * 100:+.0f}% at {size_text(worst.size)}" if worst else "")
+        )
+        measured = Series(
+            f"measured ({mpi})",
+            [Point(float(c.size), summarize([c.measured]), 1e6) for c in checks],
+        )
+        predicted = Series(
+            f"LogGP ({mpi})", [Point(float(c.size), summarize([c.predicted]), 1e6) for c in checks]
+        )
+        figures.append(
+            Figure(
+                f"logp-{mpi}",
+                f"Ping-pong: LogGP prediction and measurement ({mpi})",
+                "message size (bytes)",
+                "half round trip (us)",
+                [measured, predicted],
+            )
+        )
+    return Analysis(
+        "logp",
+        "LogGP from parameterized round trips",
+        "003 sec. 2; PRTT method",
+        findings,
+        figures,
+        tables_,
+    )
+
+
 def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any]) -> Analysis:
     """The analysis of one experiment's results (from any number of runs and MPIs)."""
 
@@ -669,6 +788,8 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
 
     if experiment == "cache-state":
         return cache_state(results, model("LLC_SIZE"))
+    if experiment == "tlb":
+        return tlb(results, model("TLB_ENTRIES"))
     if experiment == "latency":
         caches = {k: v for k in ("L1_SIZE", "L2_SIZE", "LLC_SIZE") if (v := model(k))}
         return latency(results, caches)
@@ -682,6 +803,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "copy": copy,
         "pack": pack,
         "pingpong": pingpong,
+        "logp": logp,
     }
     if experiment not in simple:
         raise ValueError(f"no analysis for experiment {experiment!r}")

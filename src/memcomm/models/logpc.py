@@ -1,0 +1,272 @@
+"""LoGPC: LogP/LogGP with network contention (Moritz and Frank, seed 003).
+
+Equation numbers are the paper's. Times are in the unit of the parameters (cycles for the
+Alewife preset). The network is a k-ary n-cube with wormhole routing; Agarwal's open model
+gives the contention per message from the injection rate (eq. 3-6), and LoGPC closes it by
+feeding the contention back into the rate (eq. 7), solved here exactly as a quadratic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+
+class ModelError(ValueError):
+    """A parameter outside the model's domain, or a network the closed model cannot carry."""
+
+
+def _positive(name: str, value: float, allow_zero: bool = False) -> float:
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ModelError(
+            f"{name} must be {'non-negative' if allow_zero else 'positive'}: got {value}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class LogGP:
+    """Contention-free parameters: L latency, o_s/o_r short-message overheads, o_sl/o_rl
+    long-message overheads, G gap per byte, g gap between messages, P processors."""
+
+    L: float
+    o_s: float
+    o_r: float
+    g: float = 0.0
+    G: float = 0.0
+    o_sl: float = 0.0
+    o_rl: float = 0.0
+    P: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("L", "o_s", "o_r", "g", "G", "o_sl", "o_rl"):
+            _positive(name, getattr(self, name), allow_zero=True)
+        if self.P < 1:
+            raise ModelError(f"P must be at least 1: got {self.P}")
+
+    def short_message(self) -> float:
+        """o_s + L + o_r: one short message, end to end, without contention."""
+        return self.o_s + self.L + self.o_r
+
+    def long_message(self, size: float) -> float:
+        """Eq. 1: o_sl + L + (B - 1) G, the pipelined DMA transfer of B bytes."""
+        _positive("message size B", size)
+        return self.o_sl + self.L + (size - 1) * self.G
+
+
+@dataclass(frozen=True)
+class Network:
+    """A k-ary n-cube (mesh without end-around connections), one radix per dimension."""
+
+    radix: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not self.radix or any(k < 1 for k in self.radix):
+            raise ModelError(f"every network radix must be at least 1: got {self.radix}")
+
+    @property
+    def dimensions(self) -> int:
+        return len(self.radix)
+
+    def average_distance(self) -> float:
+        """Eq. 11 generalized: sum over dimensions of (k^2 - 1) / 3k, for random
+        destinations. This is n k_d (2 k_d on Alewife's 2-D mesh)."""
+        return sum((k * k - 1) / (3 * k) for k in self.radix)
+
+    def coordinates(self, p: int) -> tuple[int, ...]:
+        """Processor p's position, the first dimension varying fastest."""
+        out = []
+        for k in self.radix:
+            out.append(p % k)
+            p //= k
+        return tuple(out)
+
+    def hops(self, a: int, b: int) -> int:
+        return sum(
+            abs(x - y) for x, y in zip(self.coordinates(a), self.coordinates(b), strict=True)
+        )
+
+    def neighbour_distance(self, wrap: bool = True) -> float:
+        """Eq. 12: the average distance when processor p sends to p - 1 or p + 1 with equal
+        probability (numbered first dimension fastest); with `wrap`, 0 and P - 1 are
+        neighbours, otherwise the end processors send only to the one neighbour they have."""
+        count = math.prod(self.radix)
+        total = 0.0
+        for p in range(count):
+            peers = (
+                [(p - 1) % count, (p + 1) % count]
+                if wrap
+                else [q for q in (p - 1, p + 1) if 0 <= q < count]
+            )
+            total += sum(self.hops(p, q) for q in peers) / max(len(peers), 1)
+        return total / count
+
+
+@dataclass(frozen=True)
+class Contention:
+    """Agarwal's model on a network with per-dimension distance k_d (eq. 3-6)."""
+
+    dimensions: int  # n
+    k_d: float  # average distance per dimension
+
+    def __post_init__(self) -> None:
+        if self.dimensions < 1:
+            raise ModelError(f"network dimension n must be at least 1: got {self.dimensions}")
+        if not math.isfinite(self.k_d) or self.k_d < 1:
+            raise ModelError(
+                f"average distance per dimension k_d must be at least 1: got {self.k_d}"
+            )
+
+    @classmethod
+    def of(cls, network: Network, distance: float | None = None) -> Contention:
+        """For `network`, with random destinations or a given total average distance."""
+        total = network.average_distance() if distance is None else distance
+        return cls(network.dimensions, total / network.dimensions)
+
+    def utilization(self, rate: float, size: float) -> float:
+        """Eq. 4: rho = B m k_d / 2, the probability a channel is busy."""
+        return size * rate * self.k_d / 2
+
+    def delay(self, rate: float, size: float) -> float:
+        """Eq. 5-6: C_n = n k_d w_b, the contention delay of a B-byte message when each
+        processor injects `rate` messages per unit time. Saturated (rho >= 1): error."""
+        _positive("message injection rate m", rate, allow_zero=True)
+        _positive("message size B", size)
+        rho = self.utilization(rate, size)
+        if rho >= 1:
+            raise ModelError(
+                f"network saturated: channel utilization rho = B m k_d / 2 = "
+                f"{rho:.3g} >= 1 at injection rate m = {rate:.3g}"
+            )
+        n = self.dimensions
+        return (n + 1) * (self.k_d - 1) * (rate * size * size / 2) / (1 - rho)
+
+    def closed_rate(self, interval: float, size: float) -> float:
+        """Eq. 7, solved exactly: the rate m_c with 1 / (T + C_n(m_c)) = m_c, where T is the
+        time between messages without contention. C_n(m) = K m / (1 - c m) with
+        K = (n+1)(k_d-1) B^2 / 2 and c = B k_d / 2 gives (K - cT) m^2 + (T + c) m - 1 = 0;
+        the root with 0 < m < 1/c (rho < 1) is the physical one."""
+        _positive("time between messages T", interval, allow_zero=True)
+        _positive("message size B", size)
+        K = (self.dimensions + 1) * (self.k_d - 1) * size * size / 2
+        c = size * self.k_d / 2
+        a, b = K - c * interval, interval + c
+        if abs(a) < 1e-12 * max(b * b, 1.0):
+            roots = [1 / b]
+        else:
+            disc = b * b + 4 * a
+            if disc < 0:
+                raise ModelError(
+                    "the closed contention model has no solution for these "
+                    f"parameters (T = {interval}, B = {size})"
+                )
+            roots = [(-b + s * math.sqrt(disc)) / (2 * a) for s in (1, -1)]
+        valid = [m for m in roots if 0 < m < 1 / c]
+        if not valid:
+            raise ModelError(
+                f"network saturated: no injection rate below 1/c = {1 / c:.3g} "
+                f"satisfies eq. 7 (T = {interval}, B = {size})"
+            )
+        return min(valid)
+
+    def closed_delay(self, interval: float, size: float) -> float:
+        """C_n at the closed rate: the contention each message sees."""
+        return self.delay(self.closed_rate(interval, size), size)
+
+    def short_message(self, machine: LogGP, rate: float, size: float) -> float:
+        """Eq. 8-9: o_s + L + C_n + o_r."""
+        return machine.short_message() + self.delay(rate, size)
+
+    def long_message(self, machine: LogGP, rate: float, size: float) -> float:
+        """Eq. 10: o_sl + (B - 1) G + L + C_n."""
+        return machine.long_message(size) + self.delay(rate, size)
+
+    def bound_factor(self, G: float) -> float:
+        """Eq. 13-14: at the maximal injection rate (T = 2GB) the closed rate is
+        m_c = 1 / (F B), F = 2G + (n+1)(k_d-1) / (2F - k_d), independent of B; the
+        inter-message time inflates by at most F / 2G."""
+        _positive("gap per byte G", G)
+        n, k = self.dimensions, self.k_d
+        # (F - 2G)(2F - k) = (n+1)(k-1): 2F^2 - (k + 4G) F + 2Gk - (n+1)(k-1) = 0
+        a, b, c = 2.0, -(k + 4 * G), 2 * G * k - (n + 1) * (k - 1)
+        return (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+
+
+# ---- applications (section 5) ----
+
+
+def remap_synchronous(machine: LogGP, C_n: float, C_r: float) -> float:
+    """Sec. 5.1.1: one request-reply round trip, 2(o_s + L + C_n + o_r) + C_r; LoPC's C_r is
+    about o_r + o_s (the cost of a handler that sends the reply)."""
+    return 2 * (machine.short_message() + C_n) + C_r
+
+
+def remap_asynchronous(machine: LogGP) -> float:
+    """Sec. 5.1.2: one iteration of asynchronous all-to-all remap, o_s + o_r (insensitive to
+    latency; the injection rate is 1 / (o_s + o_r))."""
+    return machine.o_s + machine.o_r
+
+
+def remap_long_interval(machine: LogGP, contention: Contention, size: float) -> float:
+    """Sec. 5.1.3: time between message injections of asynchronous all-to-all remap with
+    B-byte messages at the maximal rate, F B (eq. 13), against 2 G B without contention."""
+    return contention.bound_factor(machine.G) * size
+
+
+def em3d_message(machine: LogGP, C_n: float = 0.0) -> float:
+    """Sec. 5.3: EM3D's per-message cost, o_s + o_r, plus the contention a send blocks for
+    where hot spots make it block."""
+    return machine.o_s + machine.o_r + C_n
+
+
+@dataclass(frozen=True)
+class Diamond:
+    """Sec. 5.2: the n x n Diamond DAG on P processors in stripes of b blocks each. Times in
+    units of one task; `alpha` is the aggregation cost per value sent, `a` the header bytes
+    before the receiver is interrupted, `value_bytes` the bytes per value sent."""
+
+    n: int
+    P: int
+    machine: LogGP
+    alpha: float = 0.0
+    a: float = 0.0
+    value_bytes: float = 1.0
+
+    def message_bytes(self, b: int) -> float:
+        return self.n / b * self.value_bytes
+
+    def makespan(self, b: int, C_n: float = 0.0) -> float:
+        """Eq. 15: M = (W + d) + (P - 2) u + (b - 1) v + O_r + W, with W = n^2/(Pb) +
+        alpha n/b, d = L + aG (+ C_n), O_s = o_s + (B-1)G, O_r = (B-1-a)G, u = O_r + W + d,
+        v = O_s + W + O_r. With contention, every message on the critical path is delayed
+        by C_n (the paper's upper-bound treatment)."""
+        if b < 1 or b > self.n:
+            raise ModelError(f"block count b must be between 1 and n = {self.n}: got {b}")
+        m = self.machine
+        B = self.message_bytes(b)
+        W = self.n * self.n / (self.P * b) + self.alpha * self.n / b
+        d = m.L + self.a * m.G + C_n
+        O_s = m.o_s + (B - 1) * m.G
+        O_r = max(B - 1 - self.a, 0.0) * m.G
+        u = O_r + W + d
+        v = O_s + W + O_r
+        return (W + d) + (self.P - 2) * u + (b - 1) * v + O_r + W
+
+    def best_blocks(self, contention: Callable[[int], float] | None = None) -> int:
+        """The b minimizing the makespan (the paper solves dM/db = 0; b is an integer here).
+        `contention(b)` gives C_n for b blocks, if any."""
+        candidates: Sequence[int] = range(1, self.n + 1)
+        return min(candidates, key=lambda b: self.makespan(b, contention(b) if contention else 0.0))
+
+
+# ---- the Alewife parameters (Tables 1-2) ----
+
+ALEWIFE_SHORT = LogGP(L=21, o_s=15, o_r=122, g=15, P=32)  # Table 1, 2-argument messages
+ALEWIFE_LONG = LogGP(L=8, o_s=15, o_r=122, g=15, G=0.5, o_sl=25, o_rl=129, P=32)  # Table 2
+ALEWIFE_MESH = Network((8, 4))  # 4 x 8 mesh, no end-around connections, x (8) the lower one
+
+
+def alewife(**changes: float) -> LogGP:
+    """The Alewife long-message parameters, with any changed (e.g. G=1.0)."""
+    return replace(ALEWIFE_LONG, **changes)  # type: ignore[arg-type]
