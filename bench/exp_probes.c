@@ -82,6 +82,28 @@ int experiment_eager(const timing *given, const char *sizes, int argc, char **ar
 
 /* ---- latency ---- */
 
+/* 0..count-1 in a random order (Fisher-Yates with xorshift): a pointer chase through it
+ * defeats the prefetchers. */
+static int64_t *random_order(int64_t count, uint64_t *seed)
+{
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)count);
+    if (!order) {
+        fprintf(stderr, "bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (int64_t k = 0; k < count; k++)
+        order[k] = k;
+    for (int64_t k = count - 1; k > 0; k--) {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        int64_t j = (int64_t)(*seed % (uint64_t)(k + 1)), x = order[k];
+        order[k] = order[j];
+        order[j] = x;
+    }
+    return order;
+}
+
 typedef struct {
     int rank;
     void **chain; /* a cycle through every line of the working set */
@@ -122,21 +144,7 @@ int experiment_latency(const timing *t, const char *sizes, int argc, char **argv
         const int64_t lines = bytes[i] / 64;
         chase c = {rank, NULL, lines < 4096 ? 4096 : lines};
         char *area = harness_alloc(bytes[i]);
-        int64_t *order = malloc(sizeof(int64_t) * (size_t)lines);
-        if (!order) {
-            fprintf(stderr, "bench: out of memory\n");
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        for (int64_t k = 0; k < lines; k++)
-            order[k] = k;
-        for (int64_t k = lines - 1; k > 0; k--) { /* Fisher-Yates, xorshift */
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            int64_t j = (int64_t)(seed % (uint64_t)(k + 1)), x = order[k];
-            order[k] = order[j];
-            order[j] = x;
-        }
+        int64_t *order = random_order(lines, &seed);
         for (int64_t k = 0; k < lines; k++)
             *(void **)(area + order[k] * 64) = area + order[(k + 1) % lines] * 64;
         c.chain = (void **)(area + order[0] * 64);
@@ -172,21 +180,7 @@ int experiment_tlb(const timing *t, const char *sizes, int argc, char **argv)
         harness_progress("tlb");
         const int64_t count = pages[i];
         char *area = harness_alloc(count * page);
-        int64_t *order = malloc(sizeof(int64_t) * (size_t)count);
-        if (!order) {
-            fprintf(stderr, "bench: out of memory\n");
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        for (int64_t k = 0; k < count; k++)
-            order[k] = k;
-        for (int64_t k = count - 1; k > 0; k--) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            int64_t j = (int64_t)(seed % (uint64_t)(k + 1)), x = order[k];
-            order[k] = order[j];
-            order[j] = x;
-        }
+        int64_t *order = random_order(count, &seed);
         /* page p's line: (p mod 64) * 64 bytes in */
 #define SLOT(p) (area + (p) * page + ((p) % 64) * 64)
         for (int64_t k = 0; k < count; k++)

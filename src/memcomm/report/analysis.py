@@ -144,38 +144,54 @@ def _of(results: Sequence[Result], **match: Any) -> list[Result]:
 # ---- the experiments ----
 
 
-def noncontig(results: Sequence[Result]) -> Analysis:
-    findings, figures = [], []
-    all_series: list[Series] = []
-    for role in ("sender", "receiver"):
-        series = group(
-            _of(results, role=role), lambda r: f"{r['method']} ({_context(r)})", scale=1e6
-        )
-        all_series += [Series(f"{s.label} {role}", s.points) for s in series]
+def compared(
+    results: Sequence[Result],
+    experiment: str,
+    panels: Sequence[tuple[str, str, dict[str, Any]]],
+    label: Callable[[Result], str],
+    pairs: Sequence[tuple[str, str]],
+) -> tuple[list[str], list[Figure], list[Series]]:
+    """The shape of the message experiments: one figure per panel (name suffix, title, which
+    results), one line per method, and for each (numerator, denominator) pair of methods the
+    range of their time ratio. Labels start with the method's name."""
+    findings, figures, every = [], [], []
+    for suffix, title, match in panels:
+        series = group(_of(results, **match), label, scale=1e6)
+        every += [Series(f"{s.label} {suffix}", s.points) for s in series]
         figures.append(
-            Figure(
-                f"noncontig-{role}",
-                f"Time in the {role}'s call",
-                "message size (bytes)",
-                "time (us)",
-                series,
-            )
+            Figure(f"{experiment}-{suffix}", title, "message size (bytes)", "time (us)", series)
         )
-        for s in series:
-            if s.label.startswith("strided"):
-                base = next(
-                    (c for c in series if c.label == s.label.replace("strided", "contiguous")), None
-                )
-                if base:
+        for numerator, denominator in pairs:
+            for s in series:
+                if not s.label.startswith(numerator) or s.label[len(numerator)] not in " ,":
+                    continue
+                partner = s.label.replace(numerator, denominator, 1)
+                other = next((c for c in series if c.label == partner), None)
+                if other:
+                    context = s.label[len(numerator) :].strip(" ,")
+                    sep = " " if context.startswith("(") else ", "
                     findings.append(
-                        f"{role} ({s.label.split('(')[1][:-1]}): strided (stride 16) costs "
-                        f"{_range(_ratios(s, base))} the contiguous message."
+                        f"{suffix}{sep}{context}: {numerator} / {denominator} "
+                        f"{_range(_ratios(s, other))}."
                     )
+    return findings, figures, every
+
+
+def _method_label(r: Result) -> str:
+    return f"{r['method']} ({_context(r)})"
+
+
+def noncontig(results: Sequence[Result]) -> Analysis:
+    findings, figures, every = compared(
+        results, "noncontig",
+        [(role, f"Time in the {role}'s call", {"role": role}) for role in ("sender", "receiver")],
+        _method_label, [("strided", "contiguous")],
+    )  # fmt: skip
     findings.append(
-        "Seed 000 (sec. 6.1, 7): non-contiguous data raises the overhead 4 to 10 "
-        "times, more once the message exceeds the cache."
+        "Seed 000 (sec. 6.1, 7): non-contiguous data (here stride 16) raises the "
+        "overhead 4 to 10 times, more once the message exceeds the cache."
     )
-    header, rows = _table(all_series)
+    header, rows = _table(every)
     return Analysis(
         "noncontig",
         "Contiguous vs non-contiguous messages",
@@ -187,40 +203,19 @@ def noncontig(results: Sequence[Result]) -> Analysis:
 
 
 def blocking(results: Sequence[Result]) -> Analysis:
-    findings, figures, all_series = [], [], []
-    for stride in (1, 16):
-        series = group(
-            _of(results, role="sender", stride=stride),
-            lambda r: f"{r['method']} ({_context(r)})",
-            scale=1e6,
-        )
-        all_series += [Series(f"{s.label} stride {stride}", s.points) for s in series]
-        layout = "contiguous" if stride == 1 else "strided (stride 16)"
-        figures.append(
-            Figure(
-                f"blocking-stride{stride}",
-                f"Sender's time, {layout}",
-                "message size (bytes)",
-                "time (us)",
-                series,
-            )
-        )
-        for s in series:
-            if s.label.startswith("MPI_Send "):
-                other = next(
-                    (c for c in series if c.label == s.label.replace("MPI_Send", "MPI_Isend")), None
-                )
-                if other:
-                    big = [(x, v) for x, v in _ratios(s, other) if x >= 256 * 1024]
-                    findings.append(
-                        f"{layout}, {s.label.split('(')[1][:-1]}: MPI_Send / MPI_Isend call "
-                        f"{_range(_ratios(s, other))}; from 256 KiB: {_range(big)}."
-                    )
+    panels = [
+        (f"stride{k}", f"Sender's time, {layout}", {"role": "sender", "stride": k})
+        for k, layout in ((1, "contiguous"), (16, "strided (stride 16)"))
+    ]
+    findings, figures, every = compared(
+        results, "blocking", panels, _method_label,
+        [("MPI_Send", "MPI_Isend"), ("MPI_Send", "MPI_Isend+MPI_Wait")],
+    )  # fmt: skip
     findings.append(
         "Seed 000 (sec. 6.2): equal below 64 KiB; for non-contiguous messages the "
         "blocking/non-blocking ratio is 3 at 256 KiB and 10 at 1 GB."
     )
-    header, rows = _table(all_series)
+    header, rows = _table(every)
     return Analysis(
         "blocking",
         "Blocking vs non-blocking sends",
@@ -232,38 +227,18 @@ def blocking(results: Sequence[Result]) -> Analysis:
 
 
 def ddt_vs_pack(results: Sequence[Result]) -> Analysis:
-    findings, figures, all_series = [], [], []
-    for role in ("sender", "receiver"):
-        series = group(
-            _of(results, role=role),
-            lambda r: f"{r['method']}, stride {r.get('stride', 1)} ({_context(r)})",
-            scale=1e6,
-        )
-        all_series += [Series(f"{s.label} {role}", s.points) for s in series]
-        figures.append(
-            Figure(
-                f"ddt-vs-pack-{role}",
-                f"Datatype vs user pack: {role}",
-                "message size (bytes)",
-                "time (us)",
-                series,
-            )
-        )
-        for s in series:
-            if s.label.startswith("datatype"):
-                other = next(
-                    (c for c in series if c.label == s.label.replace("datatype", "user pack")), None
-                )
-                if other:
-                    findings.append(
-                        f"{role}, {s.label.split(', ', 1)[1]}: datatype / user pack "
-                        f"{_range(_ratios(s, other))}."
-                    )
+    findings, figures, every = compared(
+        results, "ddt-vs-pack",
+        [(role, f"Datatype vs user pack: {role}", {"role": role})
+         for role in ("sender", "receiver")],
+        lambda r: f"{r['method']}, stride {r.get('stride', 1)} ({_context(r)})",
+        [("datatype", "user pack")],
+    )  # fmt: skip
     findings.append(
         "Seed 000 (sec. 6.3, Tables 1-2): derived datatypes cost at least 4 times "
         "user packing, rising with the stride; 3 to 8 times in the conclusion."
     )
-    header, rows = _table(all_series)
+    header, rows = _table(every)
     return Analysis(
         "ddt-vs-pack",
         "Derived datatypes vs user pack/unpack",
@@ -392,35 +367,18 @@ def cache_state(results: Sequence[Result], llc_bytes: float | None) -> Analysis:
 
 
 def pollution(results: Sequence[Result]) -> Analysis:
-    findings, figures, all_series = [], [], []
-    for role in ("sender", "receiver"):
-        series = group(
-            _of(results, role=role), lambda r: f"{r['method']} ({_context(r)})", scale=1e6
-        )
-        all_series += [Series(f"{s.label} {role}", s.points) for s in series]
-        figures.append(
-            Figure(
-                f"pollution-{role}",
-                f"Reading the buffer after the transfer: {role}",
-                "message size (bytes)",
-                "time (us)",
-                series,
-            )
-        )
-        for s in series:
-            for comm, base in (("INV", "BASE_INV"), ("PRE", "BASE_PRE")):
-                if s.label.startswith(comm + " "):
-                    other = next(
-                        (c for c in series if c.label == s.label.replace(comm, base, 1)), None
-                    )
-                    if other:
-                        findings.append(f"{role}, {comm} / {base}: {_range(_ratios(s, other))}.")
+    findings, figures, every = compared(
+        results, "pollution",
+        [(role, f"Reading the buffer after the transfer: {role}", {"role": role})
+         for role in ("sender", "receiver")],
+        _method_label, [("INV", "BASE_INV"), ("PRE", "BASE_PRE")],
+    )  # fmt: skip
     findings.append(
         "Seed 004 (SCN2): after a receive the data is in the receiver's cache "
         "(INV below BASE_INV); a transfer can evict preloaded data (PRE above "
         "BASE_PRE), depending on how the MPI moves the bytes."
     )
-    header, rows = _table(all_series)
+    header, rows = _table(every)
     return Analysis(
         "pollution",
         "Cache pollution by a transfer (SCN2)",
