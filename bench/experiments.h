@@ -19,6 +19,7 @@ int experiment_latency(const timing *t, const char *sizes, int argc, char **argv
 int experiment_tlb(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_copy(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_logp(const timing *t, const char *sizes, int argc, char **argv);
+int experiment_layouts(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_simulate(const timing *t, const char *sizes, int argc, char **argv);
 
 #endif

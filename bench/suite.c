@@ -19,6 +19,7 @@ static const struct {
     {"eager", experiment_eager, 2},             {"latency", experiment_latency, 1},
     {"copy", experiment_copy, 1},               {"simulate", experiment_simulate, 1},
     {"logp", experiment_logp, 2},               {"tlb", experiment_tlb, 1},
+    {"layouts", experiment_layouts, 1},
 };
 
 int main(int argc, char **argv)

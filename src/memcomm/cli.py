@@ -143,6 +143,7 @@ QUICK_SIZES = {
     "pingpong": "256,512",
     "logp": "8,1K,64K,1M,4M",
     "tlb": "16,64,256,1K",
+    "layouts": "64K",
 }
 
 
@@ -362,7 +363,7 @@ def model(args: argparse.Namespace) -> int:
     return 0
 
 
-MODEL_EXPERIMENTS = ("logp",)
+MODEL_EXPERIMENTS = ("logp", "layouts")
 
 
 @command("demo", "the main job: differential check, pack and ping-pong comparisons, a report")

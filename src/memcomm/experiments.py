@@ -123,6 +123,15 @@ EXPERIMENTS: dict[str, Experiment] = {
             footprint=lambda pages: pages * 4096,
         ),
         Experiment(
+            "layouts",
+            "bench/bench_suite",
+            1,
+            "MPI_Pack of 54 vector and transpose layouts, for Memory-LogP",
+            "001 sec. 4; 000 eq. 1",
+            ("mpi", "memcomm"),
+            footprint=lambda b: 64 * b + (512 << 20),
+        ),
+        Experiment(
             "logp",
             "bench/bench_suite",
             2,

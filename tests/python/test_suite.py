@@ -29,6 +29,7 @@ EXPECTED = {
     "latency": ("16K", {"pointer chase"}, {"chase"}),
     "copy": ("64K", {"memcpy"}, {"copy"}),
     "tlb": ("16,256", {"page chase"}, {"chase"}),
+    "layouts": ("4K", {"MPI_Pack"}, {"pack"}),
     "logp": ("8,1K,64K,1M", {"PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)"}, {"round trip"}),
 }
 
@@ -141,6 +142,10 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
     assert checked.returncode == 0, checked.stderr
     assert "median absolute error over" in checked.stdout
     assert (tmp_path / "models" / f"logp-{mpi}.png").exists()
+    layouts = memcomm("model", "validate", str(directory / "layouts.jsonl"))
+    assert layouts.returncode == 0, layouts.stderr
+    assert f"Memory-LogP parameters, {mpi} +memcomm" in layouts.stdout
+    assert "held-out layouts predicted within" in layouts.stdout
 
 
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:

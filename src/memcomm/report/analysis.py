@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcomm.models import logp as logp_model
+from memcomm.models import memory as memory_model
+from memcomm.models.logpc import ModelError
 from memcomm.report import tables
 from memcomm.stats import Summary, summarize
 
@@ -736,6 +738,101 @@ def logp(results: Sequence[Result]) -> Analysis:
     )
 
 
+def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis:
+    """Memory-LogP's pack model per MPI and engine: fitted on part of the layouts, checked on
+    the others (memory_model.held_out)."""
+    machine = memory_model.Machine.of(machine_model)
+    findings, figures, out = [], [], []
+    for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
+        for engine in ("mpi", "memcomm"):
+            observed = memory_model.observations(_of(results, mpi=mpi, engine=engine))
+            if not observed:
+                continue
+            where = f"{mpi}{' +memcomm' if engine == 'memcomm' else ''}"
+            train = [o for o in observed if not memory_model.held_out(o.layout)]
+            test = [o for o in observed if memory_model.held_out(o.layout)]
+            try:
+                model = memory_model.fit(train, machine)
+            except ModelError as failure:
+                findings.append(f"{where}: {failure}")
+                continue
+            out.append(
+                Table(
+                    f"Memory-LogP parameters, {where} (fitted on {len(train)} layouts)",
+                    ["feature", "cost"],
+                    [
+                        [name, f"{cost * 1e9:.4g} ns"]
+                        for name, cost in zip(memory_model.FEATURES, model.costs, strict=True)
+                    ],
+                )
+            )
+            checks = memory_model.validate(model, test)
+            error = memory_model.median_abs_error(checks)
+            bad = [c for c in checks if abs(c.error) > 0.2]
+            findings.append(
+                f"{where}: pack time of {len(checks)} held-out layouts predicted within "
+                f"{error * 100:.0f}% median absolute error (target 20%); "
+                f"{len(bad)} beyond 20%"
+                + (
+                    ": "
+                    + "; ".join(
+                        f"{c.layout.describe()} {c.error * 100:+.0f}%"
+                        for c in sorted(bad, key=lambda c: -abs(c.error))[:5]
+                    )
+                    if bad
+                    else ""
+                )
+            )
+            out.append(
+                Table(
+                    f"held-out layouts, {where}",
+                    ["layout", "bytes", "predicted (us)", "measured (us)", "error"],
+                    [
+                        [
+                            c.layout.describe(),
+                            size_text(c.layout.bytes),
+                            f"{c.predicted * 1e6:.1f}",
+                            f"{c.measured * 1e6:.1f}",
+                            f"{c.error * 100:+.0f}%",
+                        ]
+                        for c in checks
+                    ],
+                )
+            )
+            figures.append(
+                Figure(
+                    f"memory-{mpi}-{engine}",
+                    f"Pack time: predicted against measured ({where})",
+                    "measured (us)",
+                    "predicted (us)",
+                    [
+                        Series(
+                            "held-out layouts",
+                            [
+                                Point(c.measured * 1e6, summarize([c.predicted]), 1e6)
+                                for c in sorted(checks, key=lambda c: c.measured)
+                            ],
+                        ),
+                        Series(
+                            "predicted = measured",
+                            [
+                                Point(c.measured * 1e6, summarize([c.measured]), 1e6)
+                                for c in sorted(checks, key=lambda c: c.measured)
+                            ],
+                        ),
+                    ],
+                )
+            )
+    return Analysis(
+        "layouts",
+        "Memory-LogP: pack time of a layout",
+        "001 sec. 4; 000 eq. 1",
+        findings,
+        figures,
+        out,
+    )
+
+
 def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any]) -> Analysis:
     """The analysis of one experiment's results (from any number of runs and MPIs)."""
 
@@ -746,6 +843,8 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
 
     if experiment == "cache-state":
         return cache_state(results, model("LLC_SIZE"))
+    if experiment == "layouts":
+        return memory(results, machine)
     if experiment == "tlb":
         return tlb(results, model("TLB_ENTRIES"))
     if experiment == "latency":
