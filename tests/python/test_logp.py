@@ -5,8 +5,9 @@ import random
 
 import pytest
 
-from memcomm.models.logp import PRTT, Segment, fit, median_abs_error, validate
+from memcomm.models.logp import PRTT, Segment, fit, validate
 from memcomm.models.logpc import ModelError
+from memcomm.models.validation import median_abs_error
 
 EAGER = Segment(1, 65536, L=1.0e-6, o=0.5e-6, g=0.3e-6, G=1.0e-10)
 RENDEZVOUS = Segment(65537, 1 << 24, L=4.0e-6, o=3.0e-6, g=2.0e-6, G=0.8e-10)

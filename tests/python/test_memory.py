@@ -10,9 +10,9 @@ from memcomm.models.memory import (
     Observation,
     fit,
     held_out,
-    median_abs_error,
     validate,
 )
+from memcomm.models.validation import median_abs_error
 
 MACHINE = Machine(line=64, page=4096, tlb=91, l1=48 << 10, l2=2 << 20)
 

@@ -16,11 +16,11 @@ the model predicts is PRTT(1, 0, s) / 2 = L + 2o + (s-1)G.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memcomm.models.logpc import ModelError
+from memcomm.models.validation import Check
 from memcomm.stats import median
 
 
@@ -164,27 +164,10 @@ def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
     return Fit(tuple(segments))
 
 
-@dataclass(frozen=True)
-class Check:
-    size: int
-    predicted: float
-    measured: float
-
-    @property
-    def error(self) -> float:
-        return (self.predicted - self.measured) / self.measured
-
-
-def validate(model: Fit, points: Sequence[PRTT]) -> list[Check]:
+def validate(model: Fit, points: Sequence[PRTT]) -> list[Check[int]]:
     """The model's ping-pong against the measured half round trip, at every size except the
     ones that anchored a segment's L (those agree by construction)."""
     anchors = {s.smallest for s in model.segments}
     return [
         Check(p.size, model.pingpong(p.size), p.one / 2) for p in points if p.size not in anchors
     ]
-
-
-def median_abs_error(checks: Sequence[Check]) -> float:
-    if not checks:
-        return math.nan
-    return median([abs(c.error) for c in checks])

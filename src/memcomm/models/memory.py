@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memcomm.models.logpc import ModelError
+from memcomm.models.validation import Check
 from memcomm.stats import median
 
 FEATURES = ("bytes", "blocks", "L1 lines", "L2 lines", "far lines", "TLB misses")
@@ -233,20 +234,5 @@ def held_out(layout: Layout) -> bool:
     return code % 2 == 1
 
 
-@dataclass(frozen=True)
-class Check:
-    layout: Layout
-    predicted: float
-    measured: float
-
-    @property
-    def error(self) -> float:
-        return (self.predicted - self.measured) / self.measured
-
-
-def validate(model: PackModel, observed: Sequence[Observation]) -> list[Check]:
+def validate(model: PackModel, observed: Sequence[Observation]) -> list[Check[Layout]]:
     return [Check(o.layout, model.predict(o.layout), o.seconds) for o in observed]
-
-
-def median_abs_error(checks: Sequence[Check]) -> float:
-    return median([abs(c.error) for c in checks]) if checks else math.nan

@@ -16,6 +16,7 @@ from typing import Any
 from memcomm.models import logp as logp_model
 from memcomm.models import memory as memory_model
 from memcomm.models.logpc import ModelError
+from memcomm.models.validation import median_abs_error
 from memcomm.report import tables
 from memcomm.stats import Summary, summarize
 
@@ -696,7 +697,7 @@ def logp(results: Sequence[Result]) -> Analysis:
                 ["bytes", "predicted (us)", "measured (us)", "error"],
                 [
                     [
-                        size_text(c.size),
+                        size_text(c.subject),
                         f"{c.predicted * 1e6:.2f}",
                         f"{c.measured * 1e6:.2f}",
                         f"{c.error * 100:+.1f}%",
@@ -705,19 +706,20 @@ def logp(results: Sequence[Result]) -> Analysis:
                 ],
             )
         )
-        error = logp_model.median_abs_error(checks)
+        error = median_abs_error(checks)
         worst = max(checks, key=lambda c: abs(c.error)) if checks else None
         findings.append(
             f"{mpi}: {len(model.segments)} protocol segment(s); predicted ping-pong within "
             f"{error * 100:.1f}% median absolute error over {len(checks)} sizes (target 10%)"
-            + (f"; worst {worst.error * 100:+.0f}% at {size_text(worst.size)}" if worst else "")
+            + (f"; worst {worst.error * 100:+.0f}% at {size_text(worst.subject)}" if worst else "")
         )
         measured = Series(
             f"measured ({mpi})",
-            [Point(float(c.size), summarize([c.measured]), 1e6) for c in checks],
+            [Point(float(c.subject), summarize([c.measured]), 1e6) for c in checks],
         )
         predicted = Series(
-            f"LogGP ({mpi})", [Point(float(c.size), summarize([c.predicted]), 1e6) for c in checks]
+            f"LogGP ({mpi})",
+            [Point(float(c.subject), summarize([c.predicted]), 1e6) for c in checks],
         )
         figures.append(
             Figure(
@@ -767,7 +769,7 @@ def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis
                 )
             )
             checks = memory_model.validate(model, test)
-            error = memory_model.median_abs_error(checks)
+            error = median_abs_error(checks)
             bad = [c for c in checks if abs(c.error) > 0.2]
             findings.append(
                 f"{where}: pack time of {len(checks)} held-out layouts predicted within "
@@ -776,7 +778,7 @@ def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis
                 + (
                     ": "
                     + "; ".join(
-                        f"{c.layout.describe()} {c.error * 100:+.0f}%"
+                        f"{c.subject.describe()} {c.error * 100:+.0f}%"
                         for c in sorted(bad, key=lambda c: -abs(c.error))[:5]
                     )
                     if bad
@@ -789,8 +791,8 @@ def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis
                     ["layout", "bytes", "predicted (us)", "measured (us)", "error"],
                     [
                         [
-                            c.layout.describe(),
-                            size_text(c.layout.bytes),
+                            c.subject.describe(),
+                            size_text(c.subject.bytes),
                             f"{c.predicted * 1e6:.1f}",
                             f"{c.measured * 1e6:.1f}",
                             f"{c.error * 100:+.0f}%",
