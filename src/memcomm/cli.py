@@ -271,6 +271,10 @@ def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
         for record in run.results:
             by_experiment.setdefault(run.meta["experiment"], []).append(run.result(record))
     analyses = [analysis.analyse(name, found, machine) for name, found in by_experiment.items()]
+    if "decompose" in by_experiment and "layouts" in by_experiment:  # Memory-LogP's send cost
+        analyses.append(
+            analysis.memory_send(by_experiment["decompose"], by_experiment["layouts"], machine)
+        )
     simulated = [r for run in runs for r in run.others if r["kind"] == "simulated"]
     return analyses + ([analysis.simulated(simulated)] if simulated else [])
 
@@ -363,7 +367,7 @@ def model(args: argparse.Namespace) -> int:
     return 0
 
 
-MODEL_EXPERIMENTS = ("logp", "layouts")
+MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send")
 
 
 @command("demo", "the main job: differential check, pack and ping-pong comparisons, a report")

@@ -146,6 +146,11 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
     assert layouts.returncode == 0, layouts.stderr
     assert f"Memory-LogP parameters, {mpi} +memcomm" in layouts.stdout
     assert "held-out layouts predicted within" in layouts.stdout
+    send = memcomm("model", "validate", str(directory / "layouts.jsonl"),
+                   str(directory / "decompose.jsonl"))  # fmt: skip
+    assert send.returncode == 0, send.stderr
+    assert "Memory-LogP: send cost of the transpose" in send.stdout
+    assert f"{mpi} +memcomm: predicted send within" in send.stdout
 
 
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
