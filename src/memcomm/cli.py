@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memcomm import __version__, experiments, report, results, runner
-from memcomm.models import logpc
+from memcomm.models import logpc, memory
 from memcomm.report import analysis, html
 from memcomm.runner import MemcommError
 
@@ -341,14 +341,18 @@ def logpc_text(k_d: float | None) -> str:
 @command("model", "fit and check the models (fit, validate FILES), or show LoGPC's numbers")
 def model(args: argparse.Namespace) -> int:
     if args.action == "logpc":
+        text = logpc_text(args.k_d)  # bad parameters fail before anything is printed
         print("LoGPC on the MIT Alewife (seed 003), from its Tables 1-2:")
-        print(logpc_text(args.k_d))
+        print(text)
         return 0
     if not args.files:
         raise MemcommError(
-            f"memcomm model {args.action} needs results files (of `memcomm bench logp`)"
+            f"memcomm model {args.action} needs results files (of `memcomm bench logp` or "
+            "`layouts`)"
         )
     runs = results.read(args.files)
+    if args.action == "predict":
+        return predict(runs, args.layout)
     analyses = [a for a in analyse_runs(runs) if a.experiment in MODEL_EXPERIMENTS]
     if not analyses:
         raise MemcommError(
@@ -368,6 +372,43 @@ def model(args: argparse.Namespace) -> int:
 
 
 MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send")
+
+
+def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
+    """Memory-LogP's pack time of each layout given, fitted on all of a `layouts` run, with
+    where the time goes: each feature's count times its cost."""
+    if not layouts:
+        raise MemcommError(
+            "give the layouts: --layout vector:COUNT,BLOCK,STRIDE or "
+            "--layout transpose:N (repeatable)"
+        )
+    wanted = [memory.Layout.parse(text) for text in layouts]
+    fitted = False
+    for run in runs:
+        if run.meta["experiment"] != "layouts":
+            continue
+        machine = memory.Machine.of(run.meta.get("machine", {}))
+        model = memory.fit(memory.observations(run.results), machine)
+        fitted = True
+        where = f"{run.meta['mpi']['name']}{' +memcomm' if run.meta['engine'] == 'memcomm' else ''}"
+        rows = []
+        for layout in wanted:
+            parts = [c * f for c, f in zip(model.costs, layout.features(machine), strict=True)]
+            total = sum(parts)
+            rows.append(
+                [
+                    layout.describe(),
+                    f"{total * 1e6:.1f}",
+                    f"{layout.bytes / total / 1e9:.2f}" if total > 0 else "-",
+                    *[f"{p / total * 100:.0f}%" if total > 0 else "-" for p in parts],
+                ]
+            )
+        print(f"Memory-LogP pack time, {where} (fitted on {len(run.results)} layouts):")
+        print(report.format_table(["layout", "us", "GB/s", *memory.FEATURES], rows))
+        print()
+    if not fitted:
+        raise MemcommError("memcomm model predict needs a `memcomm bench layouts` results file")
+    return 0
 
 
 @command("demo", "the main job: differential check, pack and ping-pong comparisons, a report")
@@ -421,10 +462,15 @@ def parser() -> argparse.ArgumentParser:
         if name == "demo":
             p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
         if name == "model":
-            p.add_argument("action", choices=("fit", "validate", "logpc"))
+            p.add_argument("action", choices=("fit", "validate", "predict", "logpc"))
             p.add_argument("files", nargs="*", help="results files (fit, validate)")
             p.add_argument("-o", "--output", metavar="DIR", help="validate: plots into DIR")
             p.add_argument("--k-d", type=float, help="logpc: average distance per dimension")
+            p.add_argument(
+                "--layout",
+                action="append",
+                help="predict: vector:COUNT,BLOCK,STRIDE (bytes) or transpose:N; repeatable",
+            )
         if name == "run":
             p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
@@ -486,7 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler, _ = COMMANDS[args.command]
     try:
         return handler(args)
-    except MemcommError as error:
+    except (MemcommError, logpc.ModelError) as error:
         print(f"memcomm: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -151,6 +151,13 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
     assert send.returncode == 0, send.stderr
     assert "Memory-LogP: send cost of the transpose" in send.stdout
     assert f"{mpi} +memcomm: predicted send within" in send.stdout
+    predicted = memcomm("model", "predict", str(directory / "layouts.jsonl"), "--layout",
+                        "transpose:64", "--layout", "vector:512,8,128")  # fmt: skip
+    assert predicted.returncode == 0, predicted.stderr
+    assert f"Memory-LogP pack time, {mpi} +memcomm" in predicted.stdout
+    assert "transpose 64x64 double" in predicted.stdout and "TLB misses" in predicted.stdout
+    bad = memcomm("model", "predict", str(directory / "layouts.jsonl"), "--layout", "cube:3")
+    assert bad.returncode == 2 and "transpose:N" in bad.stderr
 
 
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
