@@ -54,7 +54,7 @@ int experiment_layouts(const timing *t, const char *sizes, int argc, char **argv
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[16];
-    int n = harness_sizes(sizes ? sizes : "64K,1M,16M", bytes, 16, 512, 1ll << 28);
+    int n = harness_sizes(sizes, "64K,1M,16M", bytes, 16, 512, 1ll << 28);
     if (n < 0)
         return 2;
     int rank;

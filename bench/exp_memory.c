@@ -75,7 +75,7 @@ int experiment_decompose(const timing *t, const char *sizes, int argc, char **ar
     if (harness_no_options(argc, argv))
         return 2;
     int64_t sides[16];
-    int n = harness_sizes(sizes ? sizes : "512,1024,2048,4096", sides, 16, 2, 16384);
+    int n = harness_sizes(sizes, "512,1024,2048,4096", sides, 16, 2, 16384);
     if (n < 0)
         return 2;
     int rank;
@@ -190,7 +190,7 @@ static double pollution_sample(void *ctx, int64_t inner)
 static int cache_experiment(const timing *given, const char *sizes, bool pollution)
 {
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes : "1K,4K,16K,64K,256K,1M,4M,16M,64M", bytes, 64, 64,
+    int n = harness_sizes(sizes, "1K,4K,16K,64K,256K,1M,4M,16M,64M", bytes, 64, 64,
                           1ll << 30);
     if (n < 0)
         return 2;

@@ -105,7 +105,7 @@ int experiment_noncontig(const timing *t, const char *sizes, int argc, char **ar
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes : default_message_sizes, bytes, 64, 8, 1ll << 30);
+    int n = harness_sizes(sizes, default_message_sizes, bytes, 64, 8, 1ll << 30);
     if (n < 0)
         return 2;
     int rank;
@@ -125,7 +125,7 @@ int experiment_blocking(const timing *t, const char *sizes, int argc, char **arg
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes : default_message_sizes, bytes, 64, 8, 1ll << 30);
+    int n = harness_sizes(sizes, default_message_sizes, bytes, 64, 8, 1ll << 30);
     if (n < 0)
         return 2;
     int rank;
@@ -153,7 +153,7 @@ int experiment_ddt_vs_pack(const timing *t, const char *sizes, int argc, char **
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes : "4K,64K,1M", bytes, 64, 8, 1ll << 30);
+    int n = harness_sizes(sizes, "4K,64K,1M", bytes, 64, 8, 1ll << 30);
     if (n < 0)
         return 2;
     int rank;
@@ -234,9 +234,8 @@ int experiment_logp(const timing *t, const char *sizes, int argc, char **argv)
         return 2;
     }
     int64_t bytes[64];
-    int count = harness_sizes(sizes ? sizes
-                                    : "8,64,512,1K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,"
-                                      "8M,16M",
+    int count = harness_sizes(sizes,
+                              "8,64,512,1K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,8M,16M",
                               bytes, 64, 1, 1ll << 30);
     if (count < 0)
         return 2;

@@ -59,9 +59,9 @@ int experiment_eager(const timing *given, const char *sizes, int argc, char **ar
         return 2;
     }
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes
-                                : "1K,2K,4K,6K,8K,12K,16K,24K,32K,48K,64K,96K,128K,192K,256K,"
-                                  "384K,512K,768K,1M",
+    int n = harness_sizes(sizes,
+                          "1K,2K,4K,6K,8K,12K,16K,24K,32K,48K,64K,96K,128K,192K,256K,384K,"
+                          "512K,768K,1M",
                           bytes, 64, 1, 1ll << 30);
     if (n < 0)
         return 2;
@@ -130,9 +130,8 @@ int experiment_latency(const timing *t, const char *sizes, int argc, char **argv
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes
-                                : "4K,8K,16K,32K,48K,64K,128K,256K,512K,1M,2M,4M,8M,16M,32M,"
-                                  "64M,128M",
+    int n = harness_sizes(sizes,
+                          "4K,8K,16K,32K,48K,64K,128K,256K,512K,1M,2M,4M,8M,16M,32M,64M,128M",
                           bytes, 64, 128, 1ll << 32);
     if (n < 0)
         return 2;
@@ -167,8 +166,7 @@ int experiment_tlb(const timing *t, const char *sizes, int argc, char **argv)
     if (harness_no_options(argc, argv))
         return 2;
     int64_t pages[64];
-    int n = harness_sizes(sizes ? sizes
-                                : "8,16,32,48,64,80,96,112,128,192,256,384,512,1K,1536,2K,3K,4K",
+    int n = harness_sizes(sizes, "8,16,32,48,64,80,96,112,128,192,256,384,512,1K,1536,2K,3K,4K",
                           pages, 64, 2, 1 << 20);
     if (n < 0)
         return 2;
@@ -223,7 +221,7 @@ int experiment_copy(const timing *t, const char *sizes, int argc, char **argv)
     if (harness_no_options(argc, argv))
         return 2;
     int64_t bytes[64];
-    int n = harness_sizes(sizes ? sizes : "4K,16K,64K,256K,1M,4M,16M,64M,256M", bytes, 64, 64,
+    int n = harness_sizes(sizes, "4K,16K,64K,256K,1M,4M,16M,64M,256M", bytes, 64, 64,
                           1ll << 32);
     if (n < 0)
         return 2;

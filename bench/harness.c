@@ -145,26 +145,29 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The relative standard error of the median, from the distribution-free 95% confidence
- * interval of the median (order statistics, normal approximation of the binomial): half its
- * width over 1.96, over the median. Robust to the outliers a shared VM throws in. */
-static double rse_of(const series *s)
+/* The median of the samples and, in `rse`, its relative standard error: from the
+ * distribution-free 95% confidence interval of the median (order statistics, normal
+ * approximation of the binomial), half its width over 1.96, over the median. Robust to the
+ * outliers a shared VM throws in. Below 3 samples (or out of memory) the error is infinite. */
+static double median_of(const series *s, double *rse)
 {
-    if (s->n < 3)
-        return INFINITY;
-    double *v = malloc(sizeof(double) * (size_t)s->n);
+    *rse = INFINITY;
+    double *v = s->n ? malloc(sizeof(double) * (size_t)s->n) : NULL;
     if (!v)
-        return INFINITY;
+        return 0;
     memcpy(v, s->v, sizeof(double) * (size_t)s->n);
     qsort(v, (size_t)s->n, sizeof(double), by_value);
-    const double half = 1.96 * sqrt((double)s->n) / 2;
-    int lo = (int)floor(s->n / 2.0 - half), hi = (int)ceil(s->n / 2.0 + half);
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > s->n - 1 ? s->n - 1 : hi;
-    double median = s->n % 2 ? v[s->n / 2] : (v[s->n / 2 - 1] + v[s->n / 2]) / 2;
-    double e = median > 0 ? (v[hi] - v[lo]) / 2 / 1.96 / median : INFINITY;
+    const double median = s->n % 2 ? v[s->n / 2] : (v[s->n / 2 - 1] + v[s->n / 2]) / 2;
+    if (s->n >= 3) {
+        const double half = 1.96 * sqrt((double)s->n) / 2;
+        int lo = (int)floor(s->n / 2.0 - half), hi = (int)ceil(s->n / 2.0 + half);
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > s->n - 1 ? s->n - 1 : hi;
+        if (median > 0)
+            *rse = (v[hi] - v[lo]) / 2 / 1.96 / median;
+    }
     free(v);
-    return e;
+    return median;
 }
 
 /* One sample on every rank, after a barrier; every rank's seconds land in `times` and, when
@@ -243,7 +246,8 @@ double harness_measure(const timing *t, const measurement *m, sample_fn fn, void
                 push(&samples[r], times[r] / (double)inner);
                 for (int i = 0; counting && i < COUNTERS; i++)
                     push(&counts[r][i], counted[r * COUNTERS + i]);
-                double e = rse_of(&samples[r]);
+                double e;
+                median_of(&samples[r], &e);
                 worst = e > worst ? e : worst;
                 n = samples[r].n;
             }
@@ -284,17 +288,9 @@ double harness_measure(const timing *t, const measurement *m, sample_fn fn, void
         }
         fflush(stdout);
     }
-    double median = 0;
-    if (rank == 0) {
-        const series *first = &samples[m->roles[0] ? 0 : 1];
-        double *v = malloc(sizeof(double) * (size_t)first->n);
-        if (v && first->n) {
-            memcpy(v, first->v, sizeof(double) * (size_t)first->n);
-            qsort(v, (size_t)first->n, sizeof(double), by_value);
-            median = first->n % 2 ? v[first->n / 2] : (v[first->n / 2 - 1] + v[first->n / 2]) / 2;
-        }
-        free(v);
-    }
+    double median = 0, unused;
+    if (rank == 0)
+        median = median_of(&samples[m->roles[0] ? 0 : 1], &unused);
     PMPI_Bcast(&median, 1, MPI_DOUBLE, 0, comm);
     for (int r = 0; r < 2; r++) {
         free(samples[r].v);
@@ -308,8 +304,10 @@ double harness_measure(const timing *t, const measurement *m, sample_fn fn, void
 
 /* ---- options and helpers ---- */
 
-int harness_sizes(const char *text, int64_t *out, int max, int64_t lo, int64_t hi)
+int harness_sizes(const char *given, const char *fallback, int64_t *out, int max, int64_t lo,
+                  int64_t hi)
 {
+    const char *text = given ? given : fallback;
     int n = 0;
     for (const char *s = text; *s;) {
         char *end;

@@ -50,9 +50,11 @@ int harness_options(int argc, char **argv, timing *t, const char **sizes);
 /* For experiments without options of their own: true (after a message) if any are left. */
 bool harness_no_options(int argc, char **argv);
 
-/* A comma-separated list of sizes with optional K/M/G suffixes ("64,4K,1M") into `out`;
- * returns how many, or -1 (with a message) for a malformed or out-of-range entry. */
-int harness_sizes(const char *text, int64_t *out, int max, int64_t lo, int64_t hi);
+/* A comma-separated list of sizes with optional K/M/G suffixes ("64,4K,1M") into `out`: the
+ * --sizes given, or the experiment's `fallback` when NULL. Returns how many, or -1 (with a
+ * message) for a malformed or out-of-range entry. */
+int harness_sizes(const char *given, const char *fallback, int64_t *out, int max, int64_t lo,
+                  int64_t hi);
 
 /* Memory for a buffer of `bytes`, page-aligned and touched; aborts the run with a message
  * when there is not enough. */

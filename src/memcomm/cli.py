@@ -147,10 +147,6 @@ QUICK_SIZES = {
 }
 
 
-# --simulate runs under a cache simulator, ~50 times slower: modest sizes by default
-SIMULATE_SIZES = {"ddt-vs-pack": "4K,64K,1M", "decompose": "256,512"}
-
-
 def counters_note(run: results.Run) -> str:
     """What the run said about hardware counters, in one line."""
     for record in run.others:
@@ -213,6 +209,8 @@ def bench(args: argparse.Namespace) -> int:
             engines = ("mpi", "memcomm") if args.engine == "both" else (args.engine,)
         program_args, parameters = program_arguments(args, experiment)
         experiments.check_memory(experiment, parameters.get("sizes"))
+        if args.simulate:
+            experiments.check_simulation(experiment)
         planned += [(experiment, engine, program_args, parameters) for engine in engines]
     to_stdout = args.json == "-"
     path = None if to_stdout else experiments.output_path(args.json, args.experiment, build.mpi)
@@ -225,12 +223,7 @@ def bench(args: argparse.Namespace) -> int:
         writer = results.Writer(stream)
         for experiment, engine, program_args, parameters in planned:
             if args.simulate:
-                writer.write(results.meta_record(
-                    experiment.name, engine, build.mpi, runner.mpi_library_version(build),
-                    runner.machine_model(build), {**parameters, "simulate": "cachegrind"},
-                    sys.argv))  # fmt: skip
-                sizes = parameters.get("sizes") or SIMULATE_SIZES[experiment.name]
-                experiments.simulate(build, experiment, [engine], sizes, writer)
+                experiments.simulate(build, experiment, engine, parameters, writer)
                 continue
             experiments.run(
                 build,

@@ -197,6 +197,25 @@ class Progress:
             )
 
 
+def meta(
+    build: runner.Build,
+    experiment: Experiment,
+    engine: str,
+    parameters: dict[str, Any],
+    command: list[str],
+) -> dict[str, Any]:
+    """The meta record that starts a run's records."""
+    return results.meta_record(
+        experiment.name,
+        engine,
+        build.mpi,
+        runner.mpi_library_version(build),
+        runner.machine_model(build),
+        parameters,
+        command,
+    )
+
+
 def run(
     build: runner.Build,
     experiment: Experiment,
@@ -205,21 +224,20 @@ def run(
     parameters: dict[str, Any],
     writer: results.Writer,
     show_progress: bool = True,
-) -> list[dict[str, Any]]:
-    """Run one experiment once (one engine), writing its records; returns the results."""
+) -> None:
+    """Run one experiment once (one engine), writing its records."""
     program = build.program(experiment.program)
     if experiment.suite:
         program_args = [experiment.name, *program_args]
-    meta = results.meta_record(
-        experiment.name,
-        engine,
-        build.mpi,
-        runner.mpi_library_version(build),
-        runner.machine_model(build),
-        {**parameters, "ranks": experiment.ranks, "pinned": True},
-        [str(program), *program_args],
+    writer.write(
+        meta(
+            build,
+            experiment,
+            engine,
+            {**parameters, "ranks": experiment.ranks, "pinned": True},
+            [str(program), *program_args],
+        )
     )
-    writer.write(meta)
     progress = Progress(f"{experiment.name} ({engine}, {build.mpi})", enabled=show_progress)
     preload = engine == "memcomm" and experiment.suite
 
@@ -232,7 +250,6 @@ def run(
         elif line.strip():
             said.append(line)
 
-    found: list[dict[str, Any]] = []
     for line in runner.stream(build, experiment.ranks, program, program_args, preload, on_stderr):
         if not line.startswith("{"):
             if line.strip():
@@ -245,11 +262,9 @@ def run(
         record.setdefault("engine", engine)
         writer.write(record)
         if record.get("kind") == "result":
-            found.append(record)
             progress.result(record)
     for line in said:
         print(line, file=sys.stderr)
-    return found
 
 
 SIZE = re.compile(r"^(\d+)([KMG]?)$")
@@ -323,10 +338,11 @@ def suite_arguments(options: dict[str, Any]) -> list[str]:
 
 # ---- simulated cache counts (cachegrind), where the machine has no hardware counters ----
 
-# experiment -> (layout, message size -> the program's --size) for its single-process part
-SIMULATED: dict[str, tuple[tuple[str, ...], Callable[[int], int]]] = {
-    "ddt-vs-pack": (("stride16", "stride32", "stride64"), lambda size: size // 8),
-    "decompose": (("transpose",), lambda side: side),
+# experiment -> (layouts, message size -> the program's --size, default --sizes: modest,
+# since cachegrind runs some 50 times slower) for its single-process part
+SIMULATED: dict[str, tuple[tuple[str, ...], Callable[[int], int], str]] = {
+    "ddt-vs-pack": (("stride16", "stride32", "stride64"), lambda size: size // 8, "4K,64K,1M"),
+    "decompose": (("transpose",), lambda side: side, "256,512"),
 }
 
 
@@ -359,11 +375,20 @@ def cachegrind_counts(command: list[str], preload: Path | None) -> tuple[dict[st
     return dict(zip(events, totals, strict=False)), "; ".join(caches)
 
 
+def check_simulation(experiment: Experiment) -> None:
+    """Whether --simulate can run for this experiment here; checked before anything starts."""
+    if experiment.name not in SIMULATED:
+        known = ", ".join(SIMULATED)
+        raise MemcommError(f"--simulate covers the single-process parts of {known}")
+    if shutil.which("valgrind") is None:
+        raise MemcommError("--simulate needs valgrind (cachegrind): apt install valgrind")
+
+
 def simulate(
     build: runner.Build,
     experiment: Experiment,
-    engines: Sequence[str],
-    sizes: str,
+    engine: str,
+    parameters: dict[str, Any],
     writer: results.Writer,
 ) -> None:
     """Simulated cache events per pack of each layout and method, labelled as simulated.
@@ -371,13 +396,18 @@ def simulate(
     Each count is (run with the packs - the same run without them) / repeat; the MPI's
     start-up varies by some 1e5 instructions from run to run, so every run packs about 4M
     elements in all, leaving that noise at a few instructions per pack."""
-    if experiment.name not in SIMULATED:
-        known = ", ".join(SIMULATED)
-        raise MemcommError(f"--simulate covers the single-process parts of {known}")
-    if shutil.which("valgrind") is None:
-        raise MemcommError("--simulate needs valgrind (cachegrind): apt install valgrind")
-    layouts, size_of = SIMULATED[experiment.name]
+    layouts, size_of, default_sizes = SIMULATED[experiment.name]
+    sizes = parameters.get("sizes") or default_sizes
     program = build.program("bench/bench_suite")
+    writer.write(
+        meta(
+            build,
+            experiment,
+            engine,
+            {**parameters, "simulate": "cachegrind"},
+            ["valgrind", "--tool=cachegrind", str(program), "simulate"],
+        )
+    )
     version = subprocess.run(
         ["valgrind", "--version"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -387,18 +417,17 @@ def simulate(
             repeat = max(4, (1 << 22) // max(elements, 1))
             base = [str(program), "simulate", "--layout", layout, "--size",
                     str(size_of(size)), "--repeat", str(repeat)]  # fmt: skip
-            for engine in engines:
-                preload = build.library if engine == "memcomm" else None
-                floor, _ = cachegrind_counts([*base, "--method", "none"], preload)
-                for method in ("datatype", "user"):
-                    if engine == "memcomm" and method == "user":
-                        continue  # the user's loop does not change with memcomm
-                    counts, caches = cachegrind_counts([*base, "--method", method], preload)
-                    writer.write({
-                        "kind": "simulated", "experiment": experiment.name,
-                        "method": "datatype" if method == "datatype" else "user pack",
-                        "layout": layout, "bytes": size if experiment.name != "decompose"
-                        else 8 * size * size, "engine": engine,
-                        "tool": f"{version} cachegrind, simulated caches: {caches}",
-                        "events": {k: (v - floor.get(k, 0)) / repeat for k, v in counts.items()},
-                    })  # fmt: skip
+            preload = build.library if engine == "memcomm" else None
+            floor, _ = cachegrind_counts([*base, "--method", "none"], preload)
+            for method in ("datatype", "user"):
+                if engine == "memcomm" and method == "user":
+                    continue  # the user's loop does not change with memcomm
+                counts, caches = cachegrind_counts([*base, "--method", method], preload)
+                writer.write({
+                    "kind": "simulated", "experiment": experiment.name,
+                    "method": "datatype" if method == "datatype" else "user pack",
+                    "layout": layout, "bytes": size if experiment.name != "decompose"
+                    else 8 * size * size, "engine": engine,
+                    "tool": f"{version} cachegrind, simulated caches: {caches}",
+                    "events": {k: (v - floor.get(k, 0)) / repeat for k, v in counts.items()},
+                })  # fmt: skip

@@ -187,18 +187,6 @@ def launch(
         raise MemcommError(f"cannot start {build.mpiexec}: {error.strerror}") from error
 
 
-def json_records(text: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a program's output, one per line; other lines are passed through."""
-    for line in text.splitlines():
-        if line.startswith("{"):
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as error:
-                raise MemcommError(f"malformed result line: {line[:80]!r}") from error
-        elif line.strip():
-            print(line, file=sys.stderr)
-
-
 def _library(build: Build) -> ctypes.CDLL:
     try:
         return ctypes.CDLL(str(build.library))

@@ -9,7 +9,6 @@ from memcomm.report.tables import (
     markdown_table,
     pack_rows,
     pack_table,
-    pingpong_table,
     probe_text,
     summary,
 )
@@ -22,7 +21,6 @@ __all__ = [
     "markdown_table",
     "pack_rows",
     "pack_table",
-    "pingpong_table",
     "probe_text",
     "summary",
 ]

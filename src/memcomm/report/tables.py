@@ -113,10 +113,6 @@ def pack_columns(
     return header, body
 
 
-def pingpong_table(rows: Sequence[PackRow]) -> str:
-    return format_table(*pingpong_columns(rows))
-
-
 def pingpong_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]]]:
     """Half round-trip time and bandwidth of each method; memcomm against the MPI's datatype
     send and against sending the same bytes contiguously."""
