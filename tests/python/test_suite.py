@@ -141,6 +141,7 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
                       str(tmp_path / "models"))  # fmt: skip
     assert checked.returncode == 0, checked.stderr
     assert "median absolute error over" in checked.stdout
+    assert f"round trips per size, {mpi}" in checked.stdout
     assert (tmp_path / "models" / f"logp-{mpi}.png").exists()
     layouts = memcomm("model", "validate", str(directory / "layouts.jsonl"))
     assert layouts.returncode == 0, layouts.stderr

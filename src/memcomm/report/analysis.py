@@ -690,6 +690,17 @@ def logp(results: Sequence[Result]) -> Analysis:
                 rows,
             )
         )
+        tables_.append(
+            Table(
+                f"round trips per size, {mpi}: what the fit sees",
+                ["bytes", "half round trip (us)", "gap G_all (us)", "o(s) (us)", "delay d (us)"],
+                [
+                    [size_text(p.size), f"{p.one / 2 * 1e6:.2f}", f"{p.gap * 1e6:.2f}",
+                     f"{p.overhead * 1e6:.2f}", f"{p.delay * 1e6:.2f}"]
+                    for p in points
+                ],
+            )
+        )  # fmt: skip
         checks = logp_model.validate(model, points)
         tables_.append(
             Table(
