@@ -235,7 +235,7 @@ int experiment_logp(const timing *t, const char *sizes, int argc, char **argv)
     }
     int64_t bytes[64];
     int count = harness_sizes(sizes,
-                              "8,64,512,1K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,8M,16M",
+                              "8,16,32,64,128,256,512,1K,2K,4K,8K,16K,32K,64K,128K,256K,512K,1M,2M,4M,8M,16M",
                               bytes, 64, 1, 1ll << 30);
     if (count < 0)
         return 2;

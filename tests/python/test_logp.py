@@ -1,11 +1,13 @@
 """LogGP fitting from parameterized round trips, on round trips computed from known
-parameters (with noise): the fit must give the parameters back, and find protocol changes."""
+parameters (with noise): the fit must give the parameters back, find protocol changes, and
+tell a stream's gap per byte from a lone message's."""
 
+import dataclasses
 import random
 
 import pytest
 
-from memcomm.models.logp import PRTT, Segment, fit, validate
+from memcomm.models.logp import PRTT, Segment, cross_validate, fit, fit_pingpong, validate
 from memcomm.models.logpc import ModelError
 from memcomm.models.validation import median_abs_error
 
@@ -14,24 +16,30 @@ RENDEZVOUS = Segment(65537, 1 << 24, L=4.0e-6, o=3.0e-6, g=2.0e-6, G=0.8e-10)
 SIZES = [8 << k for k in range(22)]  # 8 B to 16 MiB
 
 
-def synthetic(segments: list[Segment], noise: float, seed: int = 1, n: int = 16) -> list[PRTT]:
+def synthetic(
+    segments: list[Segment], noise: float, seed: int = 1, n: int = 16, copies: float = 1.0
+) -> list[PRTT]:
+    """PRTT as LogGP has them, with the sender's overhead o + (s-1)O; `copies` scales the
+    per-byte time of a lone message against a stream's (2: shared memory, where a stream
+    overlaps the two copies a lone message makes one after the other)."""
     rng = random.Random(seed)
     points = []
-    for s in SIZES:
+    for s in [s for s in SIZES if s <= segments[-1].largest]:
         seg = next(x for x in segments if s <= x.largest)
 
         def jitter(t: float) -> float:
             return t * (1 + rng.uniform(-noise, noise))
 
-        one = 2 * (seg.L + 2 * seg.o + (s - 1) * seg.G)
+        one = 2 * (seg.L + 2 * seg.o + (s - 1) * seg.G * copies)
         gap = seg.g + (s - 1) * seg.G
-        delay = 2 * gap
+        overhead = seg.o + (s - 1) * seg.O
+        delay = 2 * max(gap, overhead)
         points.append(
             PRTT(
                 s,
                 jitter(one),
                 jitter(one + (n - 1) * gap),
-                jitter(one + (n - 1) * max(seg.o + delay, gap)),
+                jitter(one + (n - 1) * max(overhead + delay, gap)),
                 n,
                 delay,
             )
@@ -75,3 +83,46 @@ def test_too_few_sizes_and_bad_sizes_are_named() -> None:
     model = fit(synthetic([EAGER, RENDEZVOUS], noise=0))
     with pytest.raises(ModelError, match="message size must be positive"):
         model.pingpong(-8)
+
+
+def test_the_overhead_per_byte_is_fitted_apart_from_the_overhead() -> None:
+    copying = Segment(1, 1 << 24, L=1.0e-6, o=0.5e-6, g=0.3e-6, G=1.0e-10, O=0.5e-10)
+    seg = fit(synthetic([copying], noise=0.01)).segments[0]
+    assert seg.o == pytest.approx(copying.o, rel=0.1)
+    assert seg.O == pytest.approx(copying.O, rel=0.05)
+
+
+def test_when_a_lone_message_copies_twice_only_the_pingpong_fit_predicts_it() -> None:
+    points = synthetic([EAGER, RENDEZVOUS], noise=0.01, copies=2.0)
+    streams, pingpong = fit(points), fit_pingpong(points)
+    assert [s.largest for s in pingpong.segments] == [s.largest for s in streams.segments]
+    assert median_abs_error(validate(streams, points)) > 0.15
+    held_out = cross_validate(pingpong, points)
+    assert [c.subject for c in held_out] == SIZES  # every size predicted once
+    assert median_abs_error(held_out) < 0.03
+    assert pingpong.segments[1].G == pytest.approx(2 * RENDEZVOUS.G, rel=0.05)
+    assert pingpong.segments[1].o == streams.segments[1].o  # o and g are the streams'
+
+
+def test_a_held_out_size_is_predicted_without_its_own_round_trip() -> None:
+    points = synthetic([EAGER, RENDEZVOUS], noise=0.01)
+    before = {c.subject: c.predicted for c in cross_validate(fit_pingpong(points), points)}
+    # a slower round trip at 4 KiB, the same gap and overhead (every round trip takes longer)
+    slow = 2 * points[9].one
+    odd = [
+        dataclasses.replace(p, one=p.one + slow, many=p.many + slow, delayed=p.delayed + slow)
+        if p.size == 4096
+        else p
+        for p in points
+    ]
+    after = {c.subject: c.predicted for c in cross_validate(fit_pingpong(odd), odd)}
+    assert after[4096] == pytest.approx(before[4096], rel=1e-9)
+    assert after[2048] != pytest.approx(before[2048], rel=0.01)  # its neighbours use it
+
+
+def test_an_overhead_beyond_half_the_round_trip_leaves_the_pingpong_line_alone() -> None:
+    points = synthetic([EAGER], noise=0)[:8]  # 8 B to 1 KiB
+    inflated = [dataclasses.replace(p, delayed=p.delayed + 15 * 1e-3) for p in points]
+    seg = fit_pingpong(inflated).segments[0]
+    assert seg.L == 0 and seg.o == pytest.approx(EAGER.L / 2 + EAGER.o, rel=0.01)
+    assert fit_pingpong(inflated).pingpong(1024) == pytest.approx(points[7].one / 2, rel=0.01)

@@ -8,16 +8,26 @@ of s bytes, computing d between them, and rank 1 answers with one. With G_all = 
     PRTT(n, d, s) = PRTT(1, 0, s) + (n-1) (o + d)        -> o(s), when o + d > G_all
 
 g and G come from a least-squares line through G_all(s) (relative errors, since s spans six
-orders of magnitude). A protocol change (the eager limit, a switch to single-copy) breaks
-the line: the sizes are split into up to three segments where that fits much better, each
-with its own o, g, G, and L from the round trip of its smallest message. The ping-pong time
-the model predicts is PRTT(1, 0, s) / 2 = L + 2o + (s-1)G.
+orders of magnitude), o and the overhead per byte O (LogGOPS's) from a line through o(s). A
+protocol change (the eager limit, a switch to single-copy) breaks the G_all line: the sizes
+are split into up to three segments where that fits much better, each with its own
+parameters. The ping-pong time LogGP predicts is PRTT(1, 0, s) / 2 = L + 2o + (s-1)G.
+
+Two fits share the segments, o and g:
+- `fit` ("streams"), the PRTT method as published: G from the streams, L from the round trip
+  of each segment's smallest message. It assumes what LogGP assumes, that a stream's gap per
+  byte is also the time per byte of one message. Over shared memory it is not: a stream
+  overlaps the sender's copy of one message with the receiver's copy of the previous one,
+  while a lone message waits for both.
+- `fit_pingpong` ("ping-pong"): L and G from a least-squares line through the half round
+  trips themselves, as LogGP was first fitted. `cross_validate` checks it on sizes it was not
+  fitted on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memcomm.models.logpc import ModelError
 from memcomm.models.validation import Check
@@ -48,7 +58,8 @@ class PRTT:
 
 @dataclass(frozen=True)
 class Segment:
-    """LogGP parameters for a range of message sizes (one protocol)."""
+    """LogGP parameters for a range of message sizes (one protocol), with the sender's
+    overhead per byte O beside them (o(s) = o + (s-1)O)."""
 
     smallest: int
     largest: int
@@ -56,6 +67,7 @@ class Segment:
     o: float
     g: float
     G: float
+    O: float = 0.0  # noqa: E741 (LogGOPS's name)
 
     def pingpong(self, size: float) -> float:
         """Half a round trip: L + 2o + (s-1)G."""
@@ -65,6 +77,7 @@ class Segment:
 @dataclass(frozen=True)
 class Fit:
     segments: tuple[Segment, ...]
+    method: str  # "streams" or "ping-pong": where G and L came from
 
     def segment(self, size: float) -> Segment:
         if size <= 0:
@@ -97,21 +110,43 @@ def prtt_points(results: Iterable[dict[str, object]]) -> list[PRTT]:
     return points
 
 
-def _line(points: Sequence[PRTT]) -> tuple[float, float, float]:
-    """Weighted least squares G_all = g + (s-1)G with weights 1/G_all^2 (relative errors);
-    returns g, G and the weighted squared error."""
-    xs = [p.size - 1.0 for p in points]
-    ys = [max(p.gap, 1e-12) for p in points]
-    ws = [1 / (y * y) for y in ys]
+def _line(
+    xs: Sequence[float], ys: Sequence[float], scales: Sequence[float] | None = None
+) -> tuple[float, float, float]:
+    """Weighted least squares y = a + b x with weights 1/scale^2, the scale being y itself
+    unless given (relative errors), a and b non-negative; returns a, b and the weighted
+    squared error."""
+    ys = [max(y, 1e-12) for y in ys]
+    ws = [1 / (max(s, 1e-12) ** 2) for s in (scales or ys)]
     sw = sum(ws)
     mx = sum(w * x for w, x in zip(ws, xs, strict=True)) / sw
     my = sum(w * y for w, y in zip(ws, ys, strict=True)) / sw
     sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs, strict=True))
     sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys, strict=True))
-    G = max(sxy / sxx, 0.0) if sxx > 0 else 0.0
-    g = max(my - G * mx, 0.0)
-    error = sum(w * (y - (g + G * x)) ** 2 for w, x, y in zip(ws, xs, ys, strict=True))
-    return g, G, error
+    b = max(sxy / sxx, 0.0) if sxx > 0 else 0.0
+    a = max(my - b * mx, 0.0)
+    error = sum(w * (y - (a + b * x)) ** 2 for w, x, y in zip(ws, xs, ys, strict=True))
+    return a, b, error
+
+
+def _gap_line(points: Sequence[PRTT]) -> tuple[float, float, float]:
+    """g, G and the error of G_all(s) = g + (s-1)G."""
+    return _line([p.size - 1.0 for p in points], [p.gap for p in points])
+
+
+def _overhead_line(points: Sequence[PRTT]) -> tuple[float, float]:
+    """o and O from o(s) = o + (s-1)O, over the sizes whose delay exceeded the gap. o(s) is
+    a difference of round trips that last about (n-1)(o + d), so its error scales with o + d,
+    not with o(s): the line is weighted by that."""
+    valid = [p for p in points if p.delay > p.gap]
+    if len(valid) < 2:
+        return (max(valid[0].overhead, 0.0) if valid else 0.0), 0.0
+    o, O, _ = _line(  # noqa: E741
+        [p.size - 1.0 for p in valid],
+        [p.overhead for p in valid],
+        [abs(p.overhead) + p.delay for p in valid],
+    )
+    return o, O
 
 
 def _splits(count: int, pieces: int, least: int) -> Iterable[tuple[int, ...]]:
@@ -124,10 +159,11 @@ def _splits(count: int, pieces: int, least: int) -> Iterable[tuple[int, ...]]:
             yield (0, *[first + r for r in rest])
 
 
-def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
-    """LogGP segments from PRTT points. A further segment is taken only if it divides the
-    weighted error by more than 4: a protocol change multiplies the error of a single line by
-    far more, while noise (which a short extra segment always absorbs some of) does not."""
+def _chunks(points: Sequence[PRTT], max_segments: int, least: int) -> list[list[PRTT]]:
+    """The sizes split where the G_all line breaks. A further segment is taken only if it
+    divides the weighted error by more than 4: a protocol change multiplies the error of a
+    single line by far more, while noise (which a short extra segment always absorbs some
+    of) does not."""
     if len(points) < least:
         raise ModelError(
             f"need PRTT at {least} message sizes at least to fit LogGP: got {len(points)}"
@@ -139,7 +175,8 @@ def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
         candidates = [
             (
                 sum(
-                    _line(points[a:b])[2] for a, b in zip(starts, [*starts[1:], count], strict=True)
+                    _gap_line(points[a:b])[2]
+                    for a, b in zip(starts, [*starts[1:], count], strict=True)
                 ),
                 starts,
             )
@@ -152,22 +189,64 @@ def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
             best = (error, starts)
     assert best is not None
     starts = best[1]
+    return [points[a:b] for a, b in zip(starts, [*starts[1:], count], strict=True)]
+
+
+def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
+    """LogGP by the PRTT method: per segment, g and G from the streams, o and O from the
+    delayed streams, L from the round trip of the segment's smallest message."""
     segments = []
-    for a, b in zip(starts, [*starts[1:], len(points)], strict=True):
-        chunk = points[a:b]
-        g, G, _ = _line(chunk)
-        valid = [p.overhead for p in chunk if p.delay > p.gap]
-        o = max(median(valid), 0.0) if valid else 0.0
+    for chunk in _chunks(points, max_segments, least):
+        g, G, _ = _gap_line(chunk)
+        o, O = _overhead_line(chunk)  # noqa: E741
         first = chunk[0]
         L = max(first.one / 2 - 2 * o - (first.size - 1) * G, 0.0)
-        segments.append(Segment(chunk[0].size, chunk[-1].size, L, o, g, G))
-    return Fit(tuple(segments))
+        segments.append(Segment(chunk[0].size, chunk[-1].size, L, o, g, G, O))
+    return Fit(tuple(segments), "streams")
+
+
+def _pingpong_line(segment: Segment, points: Sequence[PRTT]) -> Segment:
+    """The segment with L and G from a line through the half round trips of `points`. The
+    line's start is L + 2o; where the o of the delayed streams exceeds half of it, o is
+    capped there (L = 0), so that the line, not the streams, decides the prediction."""
+    start, G, _ = _line([p.size - 1.0 for p in points], [p.one / 2 for p in points])
+    o = min(segment.o, start / 2)
+    return replace(segment, L=start - 2 * o, o=o, G=G)
+
+
+def fit_pingpong(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
+    """LogGP with the segments, o and g of `fit`, and L and G from the ping-pong itself."""
+    streams = fit(points, max_segments, least)
+    segments = []
+    for segment in streams.segments:
+        chunk = [p for p in points if segment.smallest <= p.size <= segment.largest]
+        segments.append(_pingpong_line(segment, chunk))
+    return Fit(tuple(segments), "ping-pong")
 
 
 def validate(model: Fit, points: Sequence[PRTT]) -> list[Check[int]]:
-    """The model's ping-pong against the measured half round trip, at every size except the
-    ones that anchored a segment's L (those agree by construction)."""
+    """The streams model's ping-pong against the measured half round trip, at every size
+    except the ones that anchored a segment's L (those agree by construction)."""
     anchors = {s.smallest for s in model.segments}
     return [
         Check(p.size, model.pingpong(p.size), p.one / 2) for p in points if p.size not in anchors
     ]
+
+
+def cross_validate(model: Fit, points: Sequence[PRTT]) -> list[Check[int]]:
+    """The ping-pong model checked on sizes it was not fitted on: within each segment the
+    sizes alternate between two halves, and each half is predicted by the lines through the
+    other (two-fold cross-validation). Every size gets an out-of-sample prediction."""
+    checks = []
+    for segment in model.segments:
+        chunk = sorted(
+            (p for p in points if segment.smallest <= p.size <= segment.largest),
+            key=lambda p: p.size,
+        )
+        for fold in (0, 1):
+            fitted_on = chunk[1 - fold :: 2]
+            if len(fitted_on) < 2:
+                continue
+            held = _pingpong_line(segment, fitted_on)
+            checks += [Check(p.size, held.pingpong(p.size), p.one / 2) for p in chunk[fold::2]]
+    return sorted(checks, key=lambda c: c.subject)

@@ -663,33 +663,30 @@ def simulated(records: Sequence[Result]) -> Analysis:
 
 
 def logp(results: Sequence[Result]) -> Analysis:
-    """LogGP fitted per MPI from the parameterized round trips, and its ping-pong against
-    the measured one (sizes that anchored a segment's L left out)."""
+    """LogGP fitted per MPI from the parameterized round trips, two ways (logp_model), and
+    each one's ping-pong against the measured one: the streams fit at the sizes that did not
+    anchor its L, the ping-pong fit at sizes it was not fitted on (two-fold)."""
     findings, figures, tables_ = [], [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         points = logp_model.prtt_points(_of(results, mpi=mpi))
         if len(points) < 4:
             findings.append(f"{mpi}: PRTT at {len(points)} sizes, too few to fit LogGP")
             continue
-        model = logp_model.fit(points)
-        rows = [
-            [
-                size_text(s.smallest),
-                size_text(s.largest),
-                f"{s.L * 1e6:.3f}",
-                f"{s.o * 1e6:.3f}",
-                f"{s.g * 1e6:.3f}",
-                f"{1 / s.G / 1e9:.2f}" if s.G > 0 else "inf",
-            ]
-            for s in model.segments
-        ]
+        fits = [logp_model.fit(points), logp_model.fit_pingpong(points)]
         tables_.append(
             Table(
                 f"LogGP parameters, {mpi}",
-                ["from", "to", "L (us)", "o (us)", "g (us)", "1/G (GB/s)"],
-                rows,
+                ["G and L from", "from", "to", "L (us)", "o (us)", "O (ps/B)", "g (us)",
+                 "1/G (GB/s)"],
+                [
+                    [f.method, size_text(s.smallest), size_text(s.largest), f"{s.L * 1e6:.3f}",
+                     f"{s.o * 1e6:.3f}", f"{s.O * 1e12:.1f}", f"{s.g * 1e6:.3f}",
+                     f"{1 / s.G / 1e9:.2f}" if s.G > 0 else "inf"]
+                    for f in fits
+                    for s in f.segments
+                ],
             )
-        )
+        )  # fmt: skip
         tables_.append(
             Table(
                 f"round trips per size, {mpi}: what the fit sees",
@@ -701,44 +698,60 @@ def logp(results: Sequence[Result]) -> Analysis:
                 ],
             )
         )  # fmt: skip
-        checks = logp_model.validate(model, points)
+        checked = {
+            "streams": logp_model.validate(fits[0], points),
+            "ping-pong": logp_model.cross_validate(fits[1], points),
+        }
+        measured = {c.subject: c.measured for c in checked["ping-pong"]}
+        by_size = {name: {c.subject: c for c in checks} for name, checks in checked.items()}
         tables_.append(
             Table(
                 f"ping-pong: LogGP against measurement, {mpi}",
-                ["bytes", "predicted (us)", "measured (us)", "error"],
+                ["bytes", "measured (us)", "streams fit (us)", "error",
+                 "ping-pong fit, held out (us)", "error"],
                 [
-                    [
-                        size_text(c.subject),
-                        f"{c.predicted * 1e6:.2f}",
-                        f"{c.measured * 1e6:.2f}",
-                        f"{c.error * 100:+.1f}%",
-                    ]
-                    for c in checks
+                    [size_text(size), f"{measured[size] * 1e6:.2f}",
+                     *[cell for name in checked for cell in _check_cells(by_size[name].get(size))]]
+                    for size in sorted(measured)
                 ],
             )
-        )
-        error = median_abs_error(checks)
-        worst = max(checks, key=lambda c: abs(c.error)) if checks else None
-        findings.append(
-            f"{mpi}: {len(model.segments)} protocol segment(s); predicted ping-pong within "
-            f"{error * 100:.1f}% median absolute error over {len(checks)} sizes (target 10%)"
-            + (f"; worst {worst.error * 100:+.0f}% at {size_text(worst.subject)}" if worst else "")
-        )
-        measured = Series(
-            f"measured ({mpi})",
-            [Point(float(c.subject), summarize([c.measured]), 1e6) for c in checks],
-        )
-        predicted = Series(
-            f"LogGP ({mpi})",
-            [Point(float(c.subject), summarize([c.predicted]), 1e6) for c in checks],
-        )
+        )  # fmt: skip
+        for name, checks in checked.items():
+            what = (
+                "G from the streams, L from each segment's smallest round trip"
+                if name == "streams"
+                else "L and G from the ping-pong, each size predicted by a fit without it"
+            )
+            worst = max(checks, key=lambda c: abs(c.error)) if checks else None
+            findings.append(
+                f"{mpi}, {name} fit ({what}): {len(fits[0].segments)} protocol segment(s); "
+                f"predicted ping-pong within {median_abs_error(checks) * 100:.1f}% median "
+                f"absolute error over {len(checks)} sizes (target 10%)"
+                + (f"; worst {worst.error * 100:+.0f}% at {size_text(worst.subject)}"
+                   if worst else "")
+            )  # fmt: skip
         figures.append(
             Figure(
                 f"logp-{mpi}",
-                f"Ping-pong: LogGP prediction and measurement ({mpi})",
+                f"Ping-pong: LogGP predictions and measurement ({mpi})",
                 "message size (bytes)",
                 "half round trip (us)",
-                [measured, predicted],
+                [
+                    Series(
+                        f"measured ({mpi})",
+                        [Point(float(s), summarize([t]), 1e6) for s, t in sorted(measured.items())],
+                    ),
+                    *[
+                        Series(
+                            f"LogGP, {name} fit ({mpi})",
+                            [
+                                Point(float(c.subject), summarize([c.predicted]), 1e6)
+                                for c in checks
+                            ],
+                        )
+                        for name, checks in checked.items()
+                    ],
+                ],
             )
         )
     return Analysis(
@@ -749,6 +762,12 @@ def logp(results: Sequence[Result]) -> Analysis:
         figures,
         tables_,
     )
+
+
+def _check_cells(check: Check[int] | None) -> list[str]:
+    if check is None:
+        return ["-", "-"]
+    return [f"{check.predicted * 1e6:.2f}", f"{check.error * 100:+.1f}%"]
 
 
 def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis:
