@@ -4,9 +4,15 @@
  *   - vectors of doubles: for each packed size of --sizes, blocks of 8, 16, 64 and 512 bytes
  *     at strides of 2, 4, 16 and 64 blocks (when the layout spans at most 512 MiB);
  *   - matrix transposes: an n x n matrix of doubles packed column by column, n = 128 to 4096
- *     (those of at most 8 times the largest packed size).
- * Each record names its layout (vector or transpose, count, block and stride bytes, n), so the model can
- * compute what the layout does to the caches and the TLB. Rank 0 alone. */
+ *     (those of at most 8 times the largest packed size);
+ *   - halo faces of an n x n x n array of doubles (MPI_Type_create_subarray), n the side whose
+ *     face packs to each size (when the array fits 512 MiB): the three faces one plane deep,
+ *     and the innermost face two planes deep. Memory-LogP never fits on these: they check it
+ *     on layouts of a kind it has not seen.
+ * Each record names its layout (vector or transpose, count, block and stride bytes, n; for
+ * faces the strided form memcomm normalizes them to, as `memcomm explain` prints it: dims
+ * outermost first and the block), so the model can compute what the layout does to the
+ * caches and the TLB. Rank 0 alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +100,45 @@ int experiment_layouts(const timing *t, const char *sizes, int argc, char **argv
                  "\"n\": %lld",
                  (long long)(side * side), (long long)(side * 8), (long long)side);
         measure_layout(t, rank, type, (int)side, side * side * 8, side * side * 8, params);
+    }
+    /* halo faces: the face of side n packs n*n doubles (two planes: twice that) */
+    for (int i = 0; i < n; i++) {
+        int64_t side = 1;
+        while ((side + 1) * (side + 1) * 8 <= bytes[i])
+            side++;
+        if (side < 4 || side * side * side * 8 > (512ll << 20))
+            continue;
+        const int sizes3[3] = {(int)side, (int)side, (int)side};
+        const int64_t row = side * 8, plane = side * side * 8;
+        struct {
+            const char *name;
+            int sub[3];
+            char dims[96];
+            int64_t block;
+        } faces[] = {{"x face", {1, (int)side, (int)side}, "", plane},
+                     {"y face", {(int)side, 1, (int)side}, "", row},
+                     {"z face", {(int)side, (int)side, 1}, "", 8},
+                     {"z face, 2 deep", {(int)side, (int)side, 2}, "", 16}};
+        snprintf(faces[0].dims, sizeof faces[0].dims, "1x%lld", (long long)plane);
+        snprintf(faces[1].dims, sizeof faces[1].dims, "%lldx%lld", (long long)side,
+                 (long long)plane);
+        snprintf(faces[2].dims, sizeof faces[2].dims, "%lldx%lld,%lldx%lld", (long long)side,
+                 (long long)plane, (long long)side, (long long)row);
+        snprintf(faces[3].dims, sizeof faces[3].dims, "%s", faces[2].dims);
+        for (size_t f = 0; f < sizeof faces / sizeof faces[0]; f++) {
+            harness_progress("layouts");
+            const int starts[3] = {0, 0, 0};
+            MPI_Datatype type;
+            MPI_Type_create_subarray(3, sizes3, faces[f].sub, starts, MPI_ORDER_C, MPI_DOUBLE,
+                                     &type);
+            const int64_t packed = (int64_t)faces[f].sub[0] * faces[f].sub[1] * faces[f].sub[2] * 8;
+            char params[240];
+            snprintf(params, sizeof params,
+                     "\"layout\": \"strided\", \"name\": \"%s of a %lld^3 array\", "
+                     "\"dims\": \"%s\", \"block\": %lld",
+                     faces[f].name, (long long)side, faces[f].dims, (long long)faces[f].block);
+            measure_layout(t, rank, type, 1, side * side * side * 8, packed, params);
+        }
     }
     return 0;
 }

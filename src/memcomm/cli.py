@@ -372,8 +372,8 @@ def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
     where the time goes: each feature's count times its cost."""
     if not layouts:
         raise MemcommError(
-            "give the layouts: --layout vector:COUNT,BLOCK,STRIDE or "
-            "--layout transpose:N (repeatable)"
+            "give the layouts: --layout vector:COUNT,BLOCK,STRIDE, --layout transpose:N or "
+            "--layout strided:BLOCK:COUNTxSTRIDE,... (repeatable)"
         )
     wanted = [memory.Layout.parse(text) for text in layouts]
     fitted = False
@@ -381,12 +381,12 @@ def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
         if run.meta["experiment"] != "layouts":
             continue
         machine = memory.Machine.of(run.meta.get("machine", {}))
-        model = memory.fit(memory.observations(run.results), machine)
+        model = memory.fit(memory.observations(run.results), machine, run.meta["engine"])
         fitted = True
         where = f"{run.meta['mpi']['name']}{' +memcomm' if run.meta['engine'] == 'memcomm' else ''}"
         rows = []
         for layout in wanted:
-            parts = [c * f for c, f in zip(model.costs, layout.features(machine), strict=True)]
+            parts = [c * f for c, f in zip(model.costs, model.features(layout), strict=True)]
             total = sum(parts)
             rows.append(
                 [
@@ -462,7 +462,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--layout",
                 action="append",
-                help="predict: vector:COUNT,BLOCK,STRIDE (bytes) or transpose:N; repeatable",
+                help="predict: vector:COUNT,BLOCK,STRIDE (bytes), transpose:N, or "
+                "strided:BLOCK:COUNTxSTRIDE,... (outermost step first, as `memcomm explain` "
+                "prints a normalized type); repeatable",
             )
         if name == "run":
             p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")

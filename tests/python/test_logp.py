@@ -89,7 +89,7 @@ def test_the_overhead_per_byte_is_fitted_apart_from_the_overhead() -> None:
     copying = Segment(1, 1 << 24, L=1.0e-6, o=0.5e-6, g=0.3e-6, G=1.0e-10, O=0.5e-10)
     seg = fit(synthetic([copying], noise=0.01)).segments[0]
     assert seg.o == pytest.approx(copying.o, rel=0.1)
-    assert seg.O == pytest.approx(copying.O, rel=0.05)
+    assert pytest.approx(copying.O, rel=0.05) == seg.O
 
 
 def test_when_a_lone_message_copies_twice_only_the_pingpong_fit_predicts_it() -> None:
@@ -100,7 +100,7 @@ def test_when_a_lone_message_copies_twice_only_the_pingpong_fit_predicts_it() ->
     held_out = cross_validate(pingpong, points)
     assert [c.subject for c in held_out] == SIZES  # every size predicted once
     assert median_abs_error(held_out) < 0.03
-    assert pingpong.segments[1].G == pytest.approx(2 * RENDEZVOUS.G, rel=0.05)
+    assert pytest.approx(2 * RENDEZVOUS.G, rel=0.05) == pingpong.segments[1].G
     assert pingpong.segments[1].o == streams.segments[1].o  # o and g are the streams'
 
 

@@ -7,19 +7,32 @@ pack time t_p = o + l_p of a layout from what the layout does to the memory hier
 costs fitted from the `layouts` experiment, separately for the MPI's pack and for memcomm's:
 
     t_p = c_byte * bytes + c_block * blocks + c_L1 * lines from L1 + c_L2 * lines from L2
-          + c_far * lines from beyond L2 + c_tlb * TLB misses
+          + c_far * lines from beyond L2 + c_jump * jumps beyond L2
+          + c_tlb * first-level TLB misses + c_walk * page walks
 
-The counts come from the machine model (cache sizes, line, page, TLB entries) and the walk a
-naive pack makes. A vector is read once in address order; whether its lines come from L1, L2
-or beyond depends on the cache its lines fit, where a power-of-two stride uses only a
-fraction of the sets. A transpose is read column by column: each line is reused across the
-columns it holds only while one sweep's lines (one per row) stay in a cache, and every page
-of a sweep misses the TLB once a sweep touches more pages than the TLB holds. The costs are
-non-negative and fitted to relative errors.
+A layout is what memcomm normalizes a datatype to (`memcomm explain` prints it): steps from
+the outermost to the innermost, each a count and a stride, moving blocks of fixed size. The
+counts come from the machine model (cache sizes, line, page, the two TLB levels) and the walk
+the pack makes:
+- A walk in memory order (each step no longer than the one outside it) reads each line once;
+  whether from L1, L2 or beyond depends on the cache its lines fit, where a power-of-two
+  stride uses only a fraction of the sets (up to a page: above it, physical pages land
+  anywhere). A jump is a block that does not start on the line after the last one: beyond
+  L2 each costs a latency the prefetchers could not hide, while a run of lines streams.
+- A walk whose innermost step is longer than the next (a transpose) is read by the MPI in
+  sweeps down the innermost step: each line is reused across the outer steps it holds only
+  while one sweep's lines stay in a cache, and every page of a sweep misses the TLB once a
+  sweep touches more pages than the TLB holds. memcomm transposes such walks in tiles whose
+  pages fit the TLB (plan.c's rule), so each line is read once and each tile's pages miss
+  once.
+The pages a walk cycles through miss the first-level TLB once they outnumber its entries,
+and need a page walk once they outnumber the second level's (STLB). Other walks are not
+modelled. The costs are non-negative and fitted to relative errors.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +43,21 @@ from memcomm.models.logpc import ModelError
 from memcomm.models.validation import Check
 from memcomm.stats import median
 
-FEATURES = ("bytes", "blocks", "L1 lines", "L2 lines", "far lines", "TLB misses")
+FEATURES = (
+    "bytes",
+    "blocks",
+    "L1 lines",
+    "L2 lines",
+    "far lines",  # from beyond L2
+    "far jumps",  # blocks beyond L2 that do not continue the line stream
+    "TLB misses",  # missing the first-level TLB, found in the second
+    "page walks",  # missing both
+)
+ENGINES = ("mpi", "memcomm")
+# The second-level TLB's entries when the machine model does not say: 1536 on Intel cores
+# since Skylake (cpuid leaf 0x18 reports it where the hypervisor passes the leaf through).
+# The `tlb` probe on the VM we measured on shows page walks from 1,536-2,048 pages.
+STLB_ENTRIES = 1536
 
 
 @dataclass(frozen=True)
@@ -40,6 +67,7 @@ class Machine:
     tlb: int = 64
     l1: int = 32 << 10
     l2: int = 1 << 20
+    stlb: int = STLB_ENTRIES
 
     @classmethod
     def of(cls, model: Mapping[str, object]) -> Machine:
@@ -56,105 +84,232 @@ class Machine:
             value("TLB_ENTRIES", 64),
             value("L1_SIZE", 32 << 10),
             value("L2_SIZE", 1 << 20),
+            value("STLB_ENTRIES", STLB_ENTRIES),
         )
 
 
 @dataclass(frozen=True)
 class Layout:
-    """A vector of `count` blocks of `block` bytes every `stride` bytes, or (kind
-    "transpose") an n x n matrix of 8-byte elements read column by column."""
+    """Blocks of `block` bytes placed by `dims`, (count, stride in bytes) from the outermost
+    step to the innermost. `kind` is the family: vector, transpose (an n x n matrix of
+    doubles read column by column) or strided (any other)."""
 
     kind: str
-    count: int
+    dims: tuple[tuple[int, int], ...]
     block: int
-    stride: int
-    n: int = 0
+    name: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in ("vector", "transpose"):
-            raise ModelError(f"layout kind must be vector or transpose: got {self.kind!r}")
-        if self.count < 1 or self.block < 1 or self.stride < self.block:
+        if self.kind not in ("vector", "transpose", "strided"):
+            raise ModelError(f"layout kind must be vector, transpose or strided: got {self.kind!r}")
+        if self.block < 1 or not self.dims or any(c < 1 for c, _ in self.dims):
+            raise ModelError(
+                f"layout needs block >= 1 and steps of count >= 1: got block {self.block}, "
+                f"steps {self.dims}"
+            )
+
+    @classmethod
+    def vector(cls, count: int, block: int, stride: int) -> Layout:
+        if count < 1 or block < 1 or stride < block:
             raise ModelError(
                 f"layout needs count >= 1, block >= 1 and stride >= block: got "
-                f"count {self.count}, block {self.block}, stride {self.stride}"
+                f"count {count}, block {block}, stride {stride}"
             )
-        if self.kind == "transpose" and self.n < 1:
-            raise ModelError(f"a transpose needs its side n >= 1: got {self.n}")
+        return cls(
+            "vector", ((count, stride),), block, f"vector {count} x {block} B every {stride} B"
+        )
+
+    @classmethod
+    def transpose(cls, n: int) -> Layout:
+        if n < 1:
+            raise ModelError(f"a transpose needs its side n >= 1: got {n}")
+        return cls("transpose", ((n, 8), (n, 8 * n)), 8, f"transpose {n}x{n} double")
 
     @classmethod
     def parse(cls, text: str) -> Layout:
-        """ "vector:COUNT,BLOCK,STRIDE" (bytes) or "transpose:N"."""
-        kind, _, numbers = text.partition(":")
-        try:
-            values = [int(v) for v in numbers.split(",")]
-        except ValueError:
-            values = []
-        if kind == "transpose" and len(values) == 1:
-            n = values[0]
-            return cls("transpose", n * n, 8, 8 * n, n)
-        if kind == "vector" and len(values) == 3:
-            return cls("vector", *values)
-        raise ModelError(f"layout {text!r}: write vector:COUNT,BLOCK,STRIDE or transpose:N")
+        """ "vector:COUNT,BLOCK,STRIDE" (bytes), "transpose:N", or
+        "strided:BLOCK:COUNTxSTRIDE,..." (outermost step first, as `memcomm explain` prints)."""
+        kind, _, rest = text.partition(":")
+        numbers = rest.replace(":", ",").replace("x", ",").split(",")
+        if all(v.lstrip("-").isdigit() for v in numbers):
+            values = [int(v) for v in numbers]
+            if kind == "transpose" and len(values) == 1:
+                return cls.transpose(values[0])
+            if kind == "vector" and len(values) == 3:
+                return cls.vector(*values)
+            if kind == "strided" and len(values) % 2 == 1 and rest.count(":") == 1:
+                steps = values[1:]
+                return cls("strided", tuple(zip(steps[::2], steps[1::2], strict=True)), values[0])
+        raise ModelError(
+            f"layout {text!r}: write vector:COUNT,BLOCK,STRIDE, transpose:N or "
+            "strided:BLOCK:COUNTxSTRIDE,COUNTxSTRIDE,..."
+        )
+
+    @classmethod
+    def strided(cls, steps: str, block: int, name: str) -> Layout:
+        """From "COUNTxSTRIDE,..." (bytes, outermost first)."""
+        dims = []
+        for step in steps.split(","):
+            count, _, stride = step.partition("x")
+            dims.append((int(count), int(stride)))
+        return cls("strided", tuple(dims), block, name)
+
+    @property
+    def count(self) -> int:
+        """Blocks moved."""
+        return math.prod(c for c, _ in self.dims)
 
     @property
     def bytes(self) -> int:
         return self.count * self.block
 
-    def features(self, m: Machine) -> list[float]:
-        """The counts of FEATURES for one pack of this layout on machine m."""
-        if self.kind == "transpose":
-            n = self.n
-            elements, lines = n * n, n * n * 8 / m.line
-            where = self._level(n * n * 8, m)
-            sweep = n * m.line  # one line per row stays live across the columns it holds
-            if sweep <= m.l1:
-                reads = {"L1": elements - lines, where: lines}
-            elif sweep <= m.l2:
-                reads = {"L2": elements - lines, where: lines}
-            else:
-                reads = {"far": float(elements)}
-            # a sweep down one column visits n rows: a page each once rows are a page long
-            pages_per_sweep = n if 8 * n >= m.page else n * 8 * n / m.page
-            tlb = n * pages_per_sweep if pages_per_sweep > m.tlb else n * n * 8 / m.page
-            blocks = float(elements)
-        else:
-            if self.stride >= m.line:
-                lines = self.count * math.ceil(self.block / m.line)
-            else:
-                lines = math.ceil(self.count * self.stride / m.line)
-            where = self._level(lines * m.line * self._conflict(m), m)
-            reads = {where: float(lines)}
-            span_pages = self.count * self.stride / m.page
-            pages = min(span_pages, self.count * (1 + self.block / m.page))
-            tlb = pages if pages > m.tlb else 0.0
-            blocks = float(self.count if self.stride > self.block else 1)
-        return [
-            float(self.bytes),
-            blocks,
-            reads.get("L1", 0.0),
-            reads.get("L2", 0.0),
-            reads.get("far", 0.0),
-            float(tlb),
-        ]
-
-    def _conflict(self, m: Machine) -> int:
-        """How many times fewer cache sets a strided walk uses than a dense one: the cache
-        set comes from the address's low bits, so blocks a stride 2^k apart fall on the same
-        few sets, and of each 2^k bytes of sets only the block's lines are used."""
-        if self.stride < m.line or self.stride == self.block:
-            return 1
-        power = self.stride & -self.stride  # the largest power of two dividing the stride
-        used = math.ceil(self.block / m.line) * m.line
-        return max(power // used, 1)
-
-    @staticmethod
-    def _level(footprint: float, m: Machine) -> str:
-        return "L1" if footprint <= m.l1 else "L2" if footprint <= m.l2 else "far"
-
     def describe(self) -> str:
-        if self.kind == "transpose":
-            return f"transpose {self.n}x{self.n} double"
-        return f"vector {self.count} x {self.block} B every {self.stride} B"
+        steps = ", ".join(f"{c} x {s} B" for c, s in self.dims)
+        return self.name or f"strided [{steps}], block {self.block} B"
+
+    def features(self, m: Machine, engine: str = "mpi") -> list[float]:
+        """The counts of FEATURES for one pack of this layout on machine m by `engine`."""
+        if engine not in ENGINES:
+            raise ModelError(f"engine must be one of {', '.join(ENGINES)}: got {engine!r}")
+        steps = [(c, abs(s)) for c, s in self.dims if c > 1] or [(1, self.block)]
+        if all(outer >= inner for (_, outer), (_, inner) in itertools.pairwise(steps)):
+            walk = _stream(steps, self.block, m)
+        elif len(steps) >= 2 and all(
+            outer >= max(steps[-2][1], steps[-1][1]) for _, outer in steps[:-2]
+        ):
+            walk = _sweeps(steps, self.block, m, engine)
+        else:
+            raise ModelError(
+                f"{self.describe()}: Memory-LogP models walks in memory order and transposes "
+                "of the innermost two steps, not this one"
+            )
+        return [float(self.bytes), *walk]
+
+
+def _stream(steps: list[tuple[int, int]], block: int, m: Machine) -> list[float]:
+    """A walk in memory order: blocks, reads per level, far jumps, TLB misses, page walks."""
+    count, stride = steps[-1]
+    rows = math.prod(c for c, _ in steps[:-1])  # runs of the innermost step
+    if stride < m.line:  # the innermost step's blocks share lines: a row is one run
+        lines_per_row = math.ceil(((count - 1) * stride + block) / m.line)
+        jumps_per_row = 1
+        used = lines_per_row * m.line
+        conflict = _conflict(steps[-2][1], used, m) if len(steps) > 1 else 1
+    else:
+        lines_per_block = math.ceil(block / m.line)
+        lines_per_row = count * lines_per_block
+        sparse = stride > lines_per_block * m.line
+        jumps_per_row = count if sparse else 1
+        conflict = _conflict(stride, block, m) if sparse else 1
+    lines, jumps = rows * lines_per_row, rows * jumps_per_row
+    nbytes = rows * count * block
+    where = _level(lines * m.line * conflict + nbytes, m)  # the lines read and the copy
+    span = sum((c - 1) * s for c, s in steps) + block
+    pages = min(math.ceil(span / m.page), jumps + lines * m.line / m.page)
+    gaps = len(steps) > 1 or stride > block
+    return [
+        float(rows * count if gaps else 1),
+        *_reads({where: float(lines)}),
+        float(jumps if where == "far" else 0),
+        *_tlb(pages if pages > m.tlb else 0.0, pages, m),
+    ]
+
+
+def _sweeps(steps: list[tuple[int, int]], block: int, m: Machine, engine: str) -> list[float]:
+    """A transpose: the innermost step (n_in, s_in) is longer than the next (n_out, s_out),
+    repeated by the steps outside them."""
+    (n_out, s_out), (n_in, s_in) = steps[-2], steps[-1]
+    reps = math.prod(c for c, _ in steps[:-2])
+    elements = reps * n_out * n_in
+    lines_per_block = math.ceil(block / m.line)
+    # each inner position holds a run of the n_out outer steps
+    if s_out < m.line:
+        run_lines = math.ceil(((n_out - 1) * s_out + block) / m.line)
+    else:
+        run_lines = n_out * lines_per_block
+    distinct = reps * n_in * run_lines
+    where = _level(distinct * m.line + elements * block, m)  # the matrix and the copy
+    matrix_pages = reps * math.ceil(((n_in - 1) * s_in + (n_out - 1) * s_out + block) / m.page)
+    tiled = engine == "memcomm" and s_out == block and s_in >= m.line and min(n_out, n_in) >= 16
+    if tiled:
+        return _tiles(n_out, n_in, s_in, block, reps, distinct, where, matrix_pages, m)
+    accesses = elements * lines_per_block
+    sweep = n_in * lines_per_block * m.line * _conflict(s_in, block, m)
+    if s_out < m.line and sweep <= m.l2:  # a line stays for the outer steps it holds
+        reads: dict[str, float] = {("L1" if sweep <= m.l1 else "L2"): accesses - distinct}
+        reads[where] = reads.get(where, 0.0) + distinct
+    else:
+        reads = {_level(max(sweep, distinct * m.line), m): float(accesses)}
+    # a sweep visits n_in rows: a page each once rows are a page apart
+    pages_per_sweep = n_in if s_in >= m.page else n_in * s_in / m.page
+    misses = reps * n_out * pages_per_sweep if pages_per_sweep > m.tlb else matrix_pages
+    return [
+        float(elements),
+        *_reads(reads),
+        float(elements if "far" in reads else 0),
+        *_tlb(misses, pages_per_sweep, m),
+    ]
+
+
+def _tiles(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: float,
+           where: str, matrix_pages: float, m: Machine) -> list[float]:  # fmt: skip
+    """memcomm's transpose: t x t tiles, t the largest power of two from 16 whose input and
+    output rows fit the TLB together (plan.c); each line is read once, from where the matrix
+    sits, and each tile's pages are missed once."""
+
+    def pages(t: int, pitch: int) -> int:
+        if pitch >= m.page:
+            return t * math.ceil(t * block / m.page)
+        return math.ceil(((t - 1) * pitch + t * block) / m.page)
+
+    def tile_pages(t: int) -> int:
+        return pages(t, s_in) + pages(t, n_in * block)
+
+    tile = 16
+    while (tile < n_out or tile < n_in) and tile * 2 <= 1024 and tile_pages(tile * 2) <= m.tlb:
+        tile *= 2
+    elements = reps * n_out * n_in
+    accesses = elements * math.ceil(block / m.line)
+    tiles = reps * math.ceil(n_out / tile) * math.ceil(n_in / tile)
+    # the pages under a band of tiles across the matrix, in and out, stay in the STLB or not
+    band = pages(tile, s_in) * math.ceil(n_out * block / m.page) + pages(
+        tile, n_in * block
+    ) * math.ceil(n_in * block / m.page)
+    misses = tiles * tile_pages(tile) if band > m.tlb else 2 * matrix_pages
+    reads: dict[str, float] = {"L1": accesses - distinct}
+    reads[where] = reads.get(where, 0.0) + distinct
+    return [
+        float(elements),
+        *_reads(reads),
+        float(elements / tile if where == "far" else 0),
+        *_tlb(misses, band, m),
+    ]
+
+
+def _reads(reads: Mapping[str, float]) -> list[float]:
+    return [float(reads.get(level, 0.0)) for level in ("L1", "L2", "far")]
+
+
+def _level(footprint: float, m: Machine) -> str:
+    return "L1" if footprint <= m.l1 else "L2" if footprint <= m.l2 else "far"
+
+
+def _conflict(stride: int, block: int, m: Machine) -> int:
+    """How many times fewer cache sets a strided walk uses than a dense one: the cache set
+    comes from the address's low bits, so blocks a stride 2^k apart fall on the same few
+    sets, and of each 2^k bytes of sets only the block's lines are used. Only the bits within
+    a page are the program's: above them the physical page decides, so 2^k stops at a page."""
+    if stride <= 0:
+        return 1
+    power = min(stride & -stride, m.page)  # the largest power of two dividing the stride
+    used = math.ceil(block / m.line) * m.line
+    return max(power // used, 1)
+
+
+def _tlb(misses: float, live_pages: float, m: Machine) -> tuple[float, float]:
+    """First-level TLB misses split into those the STLB holds (`live_pages`, the pages the
+    walk cycles through, fit it) and page walks."""
+    return (misses, 0.0) if live_pages <= m.stlb else (0.0, misses)
 
 
 @dataclass(frozen=True)
@@ -166,10 +321,14 @@ class Observation:
 @dataclass(frozen=True)
 class PackModel:
     machine: Machine
+    engine: str  # whose pack: "mpi" or "memcomm"
     costs: tuple[float, ...]  # seconds per unit of each feature
 
+    def features(self, layout: Layout) -> list[float]:
+        return layout.features(self.machine, self.engine)
+
     def predict(self, layout: Layout) -> float:
-        return float(np.dot(self.costs, layout.features(self.machine)))
+        return float(np.dot(self.costs, self.features(layout)))
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -187,20 +346,23 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def fit(observations: Sequence[Observation], machine: Machine) -> PackModel:
-    """Costs per feature, non-negative, minimizing the relative error of the pack times."""
+def fit(observations: Sequence[Observation], machine: Machine, engine: str = "mpi") -> PackModel:
+    """Costs per feature, non-negative, minimizing the relative error of the pack times. A
+    feature no layout has (a zero column) costs 0."""
     if len(observations) < len(FEATURES):
         raise ModelError(
             f"need at least {len(FEATURES)} layouts to fit Memory-LogP: got {len(observations)}"
         )
-    a = np.array([o.layout.features(machine) for o in observations])
+    a = np.array([o.layout.features(machine, engine) for o in observations])
     t = np.array([o.seconds for o in observations])
     if (t <= 0).any():
         raise ModelError("pack times must be positive")
     weighted = a / t[:, None]  # relative errors: each row divided by its own time
-    scale = np.maximum(weighted.max(axis=0), 1e-300)  # columns of comparable size
-    costs = _nnls(weighted / scale, np.ones(len(t))) / scale
-    return PackModel(machine, tuple(float(c) for c in costs))
+    present = weighted.max(axis=0) > 0
+    scale = weighted.max(axis=0)[present]  # columns of comparable size
+    costs = np.zeros(a.shape[1])
+    costs[present] = _nnls(weighted[:, present] / scale, np.ones(len(t))) / scale
+    return PackModel(machine, engine, tuple(float(c) for c in costs))
 
 
 def observations(results: Iterable[Mapping[str, object]]) -> list[Observation]:
@@ -209,13 +371,15 @@ def observations(results: Iterable[Mapping[str, object]]) -> list[Observation]:
     for r in results:
         if r.get("experiment") != "layouts":
             continue
-        layout = Layout(
-            str(r["layout"]),
-            int(str(r["count"])),
-            int(str(r["block"])),
-            int(str(r["stride"])),
-            int(str(r.get("n", 0))),
-        )
+        kind = str(r["layout"])
+        if kind == "transpose":
+            layout = Layout.transpose(int(str(r["n"])))
+        elif kind == "vector":
+            layout = Layout.vector(
+                int(str(r["count"])), int(str(r["block"])), int(str(r["stride"]))
+            )
+        else:
+            layout = Layout.strided(str(r["dims"]), int(str(r["block"])), str(r.get("name", "")))
         samples = r["seconds"]
         assert isinstance(samples, list)
         found.append(Observation(layout, median([float(x) for x in samples])))
@@ -224,11 +388,14 @@ def observations(results: Iterable[Mapping[str, object]]) -> list[Observation]:
 
 def held_out(layout: Layout) -> bool:
     """The layouts kept out of the fit, to check the model on: every other vector in a
-    checkerboard over (block, stride ratio, size), and the transposes of 256, 1024 and 4096.
-    Every family and every regime is on both sides."""
+    checkerboard over (block, stride ratio, size), the transposes of 256, 1024 and 4096, and
+    every strided layout (the halo faces): a kind the fit never sees."""
     if layout.kind == "transpose":
-        return int(math.log2(layout.n)) % 2 == 0
-    ratio = layout.stride // layout.block
+        return int(math.log2(layout.dims[0][0])) % 2 == 0
+    if layout.kind == "strided":
+        return True
+    ((_, stride),) = layout.dims
+    ratio = stride // layout.block
     code = round(math.log2(layout.block)) + round(math.log2(ratio))
     code += round(math.log2(layout.bytes)) // 4  # 64 KiB, 1 MiB, 16 MiB: 4, 5, 6
     return code % 2 == 1

@@ -784,7 +784,7 @@ def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis
             train = [o for o in observed if not memory_model.held_out(o.layout)]
             test = [o for o in observed if memory_model.held_out(o.layout)]
             try:
-                model = memory_model.fit(train, machine)
+                model = memory_model.fit(train, machine, engine)
             except ModelError as failure:
                 findings.append(f"{where}: {failure}")
                 continue
@@ -813,6 +813,19 @@ def memory(results: Sequence[Result], machine_model: dict[str, Any]) -> Analysis
                     )
                     if bad
                     else ""
+                )
+            )
+            families = {
+                kind: [c for c in checks if c.subject.kind == kind]
+                for kind in ("vector", "transpose", "strided")
+            }
+            findings.append(
+                f"{where}, by family: "
+                + "; ".join(
+                    f"{kind} {median_abs_error(family) * 100:.0f}% over {len(family)}"
+                    + (" (never fitted on)" if kind == "strided" else "")
+                    for kind, family in families.items()
+                    if family
                 )
             )
             out.append(
@@ -881,7 +894,7 @@ def memory_send(
             train = [o for o in observed if not memory_model.held_out(o.layout)]
             if len(train) < len(memory_model.FEATURES):
                 continue
-            model = memory_model.fit(train, machine)
+            model = memory_model.fit(train, machine, engine)
             parts: dict[float, dict[str, float]] = {}
             for r in _of(decomposed, mpi=mpi, engine=engine):
                 parts.setdefault(float(r.get("n", 0)), {})[r["method"]] = summarize(
