@@ -15,7 +15,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE",
                                             "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES",
-                                            "STREAM_BYTES", "COPY_BYTES_PER_S"};
+                                            "STREAM_BYTES", "COPY_BYTES_PER_S", "STLB_ENTRIES"};
 
 const char *machine_field_name(machine_field f) { return names[f]; }
 
@@ -73,7 +73,8 @@ static void detect_caches(void)
     }
 }
 
-/* Entries of the first-level data (or unified) TLB for 4 KiB pages, from cpuid leaf 0x18. */
+/* Entries of the first- and second-level data (or unified) TLBs for 4 KiB pages, from cpuid
+ * leaf 0x18. */
 static void detect_tlb(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -85,10 +86,8 @@ static void detect_tlb(void)
         __get_cpuid_count(0x18, s, &a, &b, &c, &d);
         unsigned type = d & 31, level = (d >> 5) & 7, ways = b >> 16;
         bool data = type == 1 || type == 3, small_pages = b & 1;
-        if (data && level == 1 && small_pages && ways * c > 0) {
-            set(MACHINE_TLB, (int64_t)ways * c, "cpuid");
-            return;
-        }
+        if (data && (level == 1 || level == 2) && small_pages && ways * c > 0)
+            set(level == 1 ? MACHINE_TLB : MACHINE_STLB, (int64_t)ways * c, "cpuid");
     }
 #endif
 }
@@ -180,6 +179,7 @@ static void detect(void)
 {
     set(MACHINE_PAGE, 4096, "default");
     set(MACHINE_TLB, 64, "default");
+    set(MACHINE_STLB, 1536, "default");
     set(MACHINE_LINE, 64, "default");
     set(MACHINE_L1, 32 << 10, "default");
     set(MACHINE_L2, 1 << 20, "default");

@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, MACHINE_LLC,
-               MACHINE_SIMD, MACHINE_STREAM, MACHINE_COPY, MACHINE_FIELDS } machine_field;
+               MACHINE_SIMD, MACHINE_STREAM, MACHINE_COPY, MACHINE_STLB,
+               MACHINE_FIELDS } machine_field;
 
 /* MACHINE_STREAM: calls that move more bytes than this write with non-temporal stores. Below
  * it the output may still be in a cache (a send buffer reused every step), where streaming
@@ -24,12 +25,15 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
  * MACHINE_COPY: bytes per second of a large copy; 0 until probed (for the models, not the
  * planner).
  *
+ * MACHINE_STLB: entries of the second-level TLB for 4 KiB pages, from cpuid leaf 0x18; 1536
+ * (Intel cores since Skylake) when the CPU does not say (for the models, not the planner).
+ *
  * MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
  * AVX-512 F, BW and VL; 32 means AVX2. */
 enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 
 typedef struct {
-    int64_t value[MACHINE_FIELDS]; /* bytes, except MACHINE_TLB: entries */
+    int64_t value[MACHINE_FIELDS]; /* bytes, except MACHINE_TLB and MACHINE_STLB: entries */
     const char *source[MACHINE_FIELDS]; /* "sysconf", "sysfs", "cpuid", "env", "default" */
 } machine;
 

@@ -114,6 +114,7 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
         "SIMD_BYTES",
         "STREAM_BYTES",
         "COPY_BYTES_PER_S",
+        "STLB_ENTRIES",
     }
     measured = {k: f for k, f in model.items() if f["source"] != "not probed"}
     assert all(field["value"] > 0 for field in measured.values())
@@ -127,9 +128,11 @@ def test_machine_values_can_be_overridden(mpi: str) -> None:
         "MEMCOMM_TLB_ENTRIES": "1536",
         "MEMCOMM_L2_SIZE": "2M",
         "MEMCOMM_SIMD_BYTES": "8",
+        "MEMCOMM_STLB_ENTRIES": "2048",
     }
     model = json.loads(run_cli("machine", "--mpi", mpi, "--json", env=env).stdout)
     assert model["TLB_ENTRIES"] == {"value": 1536, "source": "env"}
+    assert model["STLB_ENTRIES"] == {"value": 2048, "source": "env"}
     assert model["L2_SIZE"] == {"value": 2 << 20, "source": "env"}
     assert model["SIMD_BYTES"] == {"value": 8, "source": "env"}
 

@@ -156,3 +156,14 @@ def test_bad_layouts_are_named(text: str, message: str) -> None:
 def test_too_few_layouts_to_fit() -> None:
     with pytest.raises(ModelError, match="at least 8 layouts"):
         fit([Observation(Layout.parse("transpose:64"), 1e-5)], MACHINE)
+
+
+def test_the_machine_model_of_a_results_file_gives_the_tlb_levels() -> None:
+    model = {
+        "TLB_ENTRIES": {"value": 91, "source": "probe"},
+        "STLB_ENTRIES": {"value": 2048, "source": "cpuid"},
+        "L2_SIZE": {"value": 2 << 20, "source": "sysfs"},
+    }
+    machine = Machine.of(model)
+    assert (machine.tlb, machine.stlb, machine.l2) == (91, 2048, 2 << 20)
+    assert Machine.of({}).stlb == 1536  # results written before the model carried it
