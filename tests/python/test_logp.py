@@ -97,7 +97,7 @@ def test_when_a_lone_message_copies_twice_only_the_pingpong_fit_predicts_it() ->
     streams, pingpong = fit(points), fit_pingpong(points)
     assert [s.largest for s in pingpong.segments] == [s.largest for s in streams.segments]
     assert median_abs_error(validate(streams, points)) > 0.15
-    held_out = cross_validate(pingpong, points)
+    held_out = cross_validate(points)
     assert [c.subject for c in held_out] == SIZES  # every size predicted once
     assert median_abs_error(held_out) < 0.03
     assert pytest.approx(2 * RENDEZVOUS.G, rel=0.05) == pingpong.segments[1].G
@@ -106,7 +106,7 @@ def test_when_a_lone_message_copies_twice_only_the_pingpong_fit_predicts_it() ->
 
 def test_a_held_out_size_is_predicted_without_its_own_round_trip() -> None:
     points = synthetic([EAGER, RENDEZVOUS], noise=0.01)
-    before = {c.subject: c.predicted for c in cross_validate(fit_pingpong(points), points)}
+    before = {c.subject: c.predicted for c in cross_validate(points)}
     # a slower round trip at 4 KiB, the same gap and overhead (every round trip takes longer)
     slow = 2 * points[9].one
     odd = [
@@ -115,7 +115,7 @@ def test_a_held_out_size_is_predicted_without_its_own_round_trip() -> None:
         else p
         for p in points
     ]
-    after = {c.subject: c.predicted for c in cross_validate(fit_pingpong(odd), odd)}
+    after = {c.subject: c.predicted for c in cross_validate(odd)}
     assert after[4096] == pytest.approx(before[4096], rel=1e-9)
     assert after[2048] != pytest.approx(before[2048], rel=0.01)  # its neighbours use it
 
@@ -126,3 +126,13 @@ def test_an_overhead_beyond_half_the_round_trip_leaves_the_pingpong_line_alone()
     seg = fit_pingpong(inflated).segments[0]
     assert seg.L == 0 and seg.o == pytest.approx(EAGER.L / 2 + EAGER.o, rel=0.01)
     assert fit_pingpong(inflated).pingpong(1024) == pytest.approx(points[7].one / 2, rel=0.01)
+
+
+def test_an_eager_limit_only_a_lone_message_shows_splits_the_sizes() -> None:
+    # the same streams on both sides of 64 KiB, but a lone message copies twice above it
+    below = synthetic([EAGER], noise=0.01)
+    above = synthetic([dataclasses.replace(EAGER, largest=1 << 24)], noise=0.01, copies=2.0)
+    points = below + [p for p in above if p.size > EAGER.largest]
+    model = fit_pingpong(points)
+    assert EAGER.largest in [s.largest for s in model.segments]
+    assert median_abs_error(cross_validate(points)) < 0.03

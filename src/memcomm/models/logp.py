@@ -9,9 +9,9 @@ of s bytes, computing d between them, and rank 1 answers with one. With G_all = 
 
 g and G come from a least-squares line through G_all(s) (relative errors, since s spans six
 orders of magnitude), o and the overhead per byte O (LogGOPS's) from a line through o(s). A
-protocol change (the eager limit, a switch to single-copy) breaks the G_all line: the sizes
-are split into up to three segments where that fits much better, each with its own
-parameters. The ping-pong time LogGP predicts is PRTT(1, 0, s) / 2 = L + 2o + (s-1)G.
+protocol change (the eager limit, a switch to single-copy) breaks the lines: the sizes are
+split into up to four segments where that fits much better, each with its own parameters.
+The ping-pong time LogGP predicts is PRTT(1, 0, s) / 2 = L + 2o + (s-1)G.
 
 Two fits share the segments, o and g:
 - `fit` ("streams"), the PRTT method as published: G from the streams, L from the round trip
@@ -22,6 +22,7 @@ Two fits share the segments, o and g:
 - `fit_pingpong` ("ping-pong"): L and G from a least-squares line through the half round
   trips themselves, as LogGP was first fitted. `cross_validate` checks it on sizes it was not
   fitted on.
+The segments are where either line breaks (`_chunks`).
 """
 
 from __future__ import annotations
@@ -159,40 +160,46 @@ def _splits(count: int, pieces: int, least: int) -> Iterable[tuple[int, ...]]:
             yield (0, *[first + r for r in rest])
 
 
+def _pingpong_fit(points: Sequence[PRTT]) -> tuple[float, float, float]:
+    """L + 2o, G and the error of the half round trip's line."""
+    return _line([p.size - 1.0 for p in points], [p.one / 2 for p in points])
+
+
 def _chunks(points: Sequence[PRTT], max_segments: int, least: int) -> list[list[PRTT]]:
-    """The sizes split where the G_all line breaks. A further segment is taken only if it
-    divides the weighted error by more than 4: a protocol change multiplies the error of a
-    single line by far more, while noise (which a short extra segment always absorbs some
-    of) does not."""
+    """The sizes split where a protocol changes: where the line through the streams' gaps
+    G_all or the one through the half round trips breaks (on shared memory a lone message
+    shows an eager limit that the streams, overlapping the copies, hide). A further segment
+    is taken only if it divides the weighted error of both lines by more than 4: a protocol
+    change multiplies the error of a single line by far more, while noise (which a short
+    extra segment always absorbs some of) does not."""
     if len(points) < least:
         raise ModelError(
             f"need PRTT at {least} message sizes at least to fit LogGP: got {len(points)}"
         )
     points = sorted(points, key=lambda p: p.size)
     count = len(points)
+
+    def error(chunk: Sequence[PRTT]) -> float:
+        return _gap_line(chunk)[2] + _pingpong_fit(chunk)[2]
+
     best: tuple[float, tuple[int, ...]] | None = None
     for pieces in range(1, max_segments + 1):
         candidates = [
-            (
-                sum(
-                    _gap_line(points[a:b])[2]
-                    for a, b in zip(starts, [*starts[1:], count], strict=True)
-                ),
-                starts,
-            )
+            (sum(error(points[a:b]) for a, b in zip(starts, [*starts[1:], count], strict=True)),
+             starts)
             for starts in _splits(count, pieces, least)
-        ]
+        ]  # fmt: skip
         if not candidates:
             break
-        error, starts = min(candidates)
-        if best is None or error < best[0] / 4:
-            best = (error, starts)
+        total, starts = min(candidates)
+        if best is None or total < best[0] / 4:
+            best = (total, starts)
     assert best is not None
     starts = best[1]
     return [points[a:b] for a, b in zip(starts, [*starts[1:], count], strict=True)]
 
 
-def fit(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
+def fit(points: Sequence[PRTT], max_segments: int = 4, least: int = 4) -> Fit:
     """LogGP by the PRTT method: per segment, g and G from the streams, o and O from the
     delayed streams, L from the round trip of the segment's smallest message."""
     segments = []
@@ -209,12 +216,12 @@ def _pingpong_line(segment: Segment, points: Sequence[PRTT]) -> Segment:
     """The segment with L and G from a line through the half round trips of `points`. The
     line's start is L + 2o; where the o of the delayed streams exceeds half of it, o is
     capped there (L = 0), so that the line, not the streams, decides the prediction."""
-    start, G, _ = _line([p.size - 1.0 for p in points], [p.one / 2 for p in points])
+    start, G, _ = _pingpong_fit(points)
     o = min(segment.o, start / 2)
     return replace(segment, L=start - 2 * o, o=o, G=G)
 
 
-def fit_pingpong(points: Sequence[PRTT], max_segments: int = 3, least: int = 4) -> Fit:
+def fit_pingpong(points: Sequence[PRTT], max_segments: int = 4, least: int = 4) -> Fit:
     """LogGP with the segments, o and g of `fit`, and L and G from the ping-pong itself."""
     streams = fit(points, max_segments, least)
     segments = []
@@ -233,20 +240,14 @@ def validate(model: Fit, points: Sequence[PRTT]) -> list[Check[int]]:
     ]
 
 
-def cross_validate(model: Fit, points: Sequence[PRTT]) -> list[Check[int]]:
-    """The ping-pong model checked on sizes it was not fitted on: within each segment the
-    sizes alternate between two halves, and each half is predicted by the lines through the
-    other (two-fold cross-validation). Every size gets an out-of-sample prediction."""
+def cross_validate(points: Sequence[PRTT], max_segments: int = 4) -> list[Check[int]]:
+    """The ping-pong fit checked on sizes it was not fitted on (two-fold cross-validation):
+    the sizes alternate between two halves, and each half is predicted by the whole method,
+    segments included, run on the other. Every size gets an out-of-sample prediction."""
+    ordered = sorted(points, key=lambda p: p.size)
     checks = []
-    for segment in model.segments:
-        chunk = sorted(
-            (p for p in points if segment.smallest <= p.size <= segment.largest),
-            key=lambda p: p.size,
-        )
-        for fold in (0, 1):
-            fitted_on = chunk[1 - fold :: 2]
-            if len(fitted_on) < 2:
-                continue
-            held = _pingpong_line(segment, fitted_on)
-            checks += [Check(p.size, held.pingpong(p.size), p.one / 2) for p in chunk[fold::2]]
+    for fold in (0, 1):
+        fitted_on, held = ordered[1 - fold :: 2], ordered[fold::2]
+        model = fit_pingpong(fitted_on, max_segments, least=2)
+        checks += [Check(p.size, model.pingpong(p.size), p.one / 2) for p in held]
     return sorted(checks, key=lambda c: c.subject)

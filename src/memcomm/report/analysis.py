@@ -700,7 +700,7 @@ def logp(results: Sequence[Result]) -> Analysis:
         )  # fmt: skip
         checked = {
             "streams": logp_model.validate(fits[0], points),
-            "ping-pong": logp_model.cross_validate(fits[1], points),
+            "ping-pong": logp_model.cross_validate(points),
         }
         measured = {c.subject: c.measured for c in checked["ping-pong"]}
         by_size = {name: {c.subject: c for c in checks} for name, checks in checked.items()}
