@@ -126,7 +126,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             "layouts",
             "bench/bench_suite",
             1,
-            "MPI_Pack of 54 vector and transpose layouts, for Memory-LogP",
+            "MPI_Pack of vectors, transposes and halo faces (62 layouts), for Memory-LogP",
             "001 sec. 4; 000 eq. 1",
             ("mpi", "memcomm"),
             footprint=lambda b: 64 * b + (512 << 20),
