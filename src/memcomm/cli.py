@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memcomm import __version__, experiments, report, results, runner
-from memcomm.models import logpc, memory
+from memcomm.models import logp, logpc, memory
 from memcomm.report import analysis, html
 from memcomm.runner import MemcommError
 
@@ -369,21 +369,30 @@ MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send")
 
 def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
     """Memory-LogP's pack time of each layout given, fitted on all of a `layouts` run, with
-    where the time goes: each feature's count times its cost."""
+    where the time goes: each feature's count times its cost. Given a `logp` run of the same
+    MPI too, the send cost o + l_p + L: the pack, then the packed bytes as a contiguous
+    message at LogGP's ping-pong time (fitted on the ping-pong)."""
     if not layouts:
         raise MemcommError(
             "give the layouts: --layout vector:COUNT,BLOCK,STRIDE, --layout transpose:N or "
             "--layout strided:BLOCK:COUNTxSTRIDE,... (repeatable)"
         )
     wanted = [memory.Layout.parse(text) for text in layouts]
-    fitted = False
+    loggp = {}
+    for mpi in {str(run.meta["mpi"]["name"]) for run in runs if run.meta["experiment"] == "logp"}:
+        points = logp.prtt_points(
+            [r for run in runs if run.meta["mpi"]["name"] == mpi for r in run.results]
+        )
+        loggp[mpi] = logp.fit_pingpong(points)
+    tables = []  # everything computed before anything is printed: a bad layout prints nothing
     for run in runs:
         if run.meta["experiment"] != "layouts":
             continue
         machine = memory.Machine.of(run.meta.get("machine", {}))
         model = memory.fit(memory.observations(run.results), machine, run.meta["engine"])
-        fitted = True
-        where = f"{run.meta['mpi']['name']}{' +memcomm' if run.meta['engine'] == 'memcomm' else ''}"
+        mpi = str(run.meta["mpi"]["name"])
+        where = f"{mpi}{' +memcomm' if run.meta['engine'] == 'memcomm' else ''}"
+        send = loggp.get(mpi)
         rows = []
         for layout in wanted:
             parts = [c * f for c, f in zip(model.costs, model.features(layout), strict=True)]
@@ -393,14 +402,23 @@ def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
                     layout.describe(),
                     f"{total * 1e6:.1f}",
                     f"{layout.bytes / total / 1e9:.2f}" if total > 0 else "-",
+                    *([f"{(total + send.pingpong(layout.bytes)) * 1e6:.1f}"] if send else []),
                     *[f"{p / total * 100:.0f}%" if total > 0 else "-" for p in parts],
                 ]
             )
-        print(f"Memory-LogP pack time, {where} (fitted on {len(run.results)} layouts):")
-        print(report.format_table(["layout", "us", "GB/s", *memory.FEATURES], rows))
-        print()
-    if not fitted:
+        header = ["layout", "pack (us)", "GB/s", *(["send (us)"] if send else []), *memory.FEATURES]
+        tables.append((where, len(run.results), header, rows, send is not None))
+    if not tables:
         raise MemcommError("memcomm model predict needs a `memcomm bench layouts` results file")
+    for where, fitted_on, header, rows, with_send in tables:
+        print(f"Memory-LogP pack time, {where} (fitted on {fitted_on} layouts):")
+        print(report.format_table(header, rows))
+        if with_send:
+            print(
+                "send: the pack plus the packed bytes' ping-pong time from LogGP (o + l_p + L)"
+                + ("" if "+memcomm" in where else "; the MPI's own path adds l_m, not modelled")
+            )
+        print()
     return 0
 
 

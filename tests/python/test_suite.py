@@ -159,6 +159,16 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
     assert "transpose 64x64 double" in predicted.stdout and "TLB misses" in predicted.stdout
     bad = memcomm("model", "predict", str(directory / "layouts.jsonl"), "--layout", "cube:3")
     assert bad.returncode == 2 and "transpose:N" in bad.stderr
+    # a halo face as `memcomm explain` prints it, sent: the pack plus LogGP's ping-pong
+    face = memcomm("model", "predict", str(directory / "layouts.jsonl"),
+                   str(directory / "logp.jsonl"),
+                   "--layout", "strided:8:16x32768,16x2048")  # fmt: skip
+    assert face.returncode == 0, face.stderr
+    assert "send (us)" in face.stdout and "block 8 B" in face.stdout
+    unknown = memcomm("model", "predict", str(directory / "layouts.jsonl"), "--layout",
+                      "transpose:64", "--layout", "strided:8:4x8,4x4096,4x64")  # fmt: skip
+    assert unknown.returncode == 2 and "not this one" in unknown.stderr
+    assert unknown.stdout == ""  # nothing printed before the layout it cannot model
 
 
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
