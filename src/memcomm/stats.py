@@ -24,9 +24,6 @@ class Summary:
     minimum: float
     rse: float  # relative standard error of the median, from the interval
 
-    def relative_halfwidth(self) -> float:
-        return (self.high - self.low) / 2 / self.median if self.median > 0 else math.inf
-
 
 def median(values: Sequence[float]) -> float:
     if not values:

@@ -3,33 +3,18 @@ end to end against every MPI build `make test` made (MEMCOMM_TEST_MPIS)."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import BUILT, ROOT, memcomm
 
 from memcomm import cli, results
-
-BUILT = os.environ.get("MEMCOMM_TEST_MPIS", "").split()
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", *args],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        check=False,
-        env=env,
-    )
 
 
 def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
     if not BUILT:
         pytest.skip("no MPI build")
-    result = run_cli("bench", "nonsense", "--mpi", BUILT[0])
+    result = memcomm("bench", "nonsense", "--mpi", BUILT[0])
     assert result.returncode == 2
     assert result.stderr.startswith("memcomm: error: unknown experiment 'nonsense': available: ")
     for name in ("noncontig", "decompose", "cache-state", "pack", "pingpong", "probes"):
@@ -39,14 +24,7 @@ def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
 
 def test_missing_build_is_one_line_error(tmp_path: Path) -> None:
     env = {**os.environ, "MEMCOMM_BUILD_DIR": str(tmp_path)}
-    result = subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", "info", "--mpi", "mpich"],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        env=env,
-        check=False,
-    )
+    result = memcomm("info", "--mpi", "mpich", env=env)
     assert result.returncode == 2
     assert "no memcomm build for mpich" in result.stderr
     assert "Traceback" not in result.stderr
@@ -60,7 +38,7 @@ def test_bad_option_value_is_rejected() -> None:
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_info_names_the_library(mpi: str) -> None:
-    result = run_cli("info", "--mpi", mpi, "--json")
+    result = memcomm("info", "--mpi", mpi, "--json")
     assert result.returncode == 0, result.stderr
     details = json.loads(result.stdout)
     assert Path(details["library"]).exists()
@@ -69,7 +47,7 @@ def test_info_names_the_library(mpi: str) -> None:
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_check_runs_the_differential_test(mpi: str) -> None:
-    result = run_cli("check", "--mpi", mpi, "--types", "300", "--seed", "7")
+    result = memcomm("check", "--mpi", mpi, "--types", "300", "--seed", "7")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "difftest: seed 7," in result.stdout
     assert " failed" in result.stdout and ", 0 failed" in result.stdout
@@ -78,7 +56,7 @@ def test_check_runs_the_differential_test(mpi: str) -> None:
 @pytest.mark.parametrize("mpi", BUILT)
 def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "pack.jsonl"
-    result = run_cli(
+    result = memcomm(
         "bench", "pack", "--mpi", mpi, "--reps", "3", "--sizes", "64", "--scale", "64",
         "--json", str(out),
     )  # fmt: skip
@@ -100,7 +78,7 @@ def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
-    result = run_cli("machine", "--mpi", mpi, "--json")
+    result = memcomm("machine", "--mpi", mpi, "--json")
     assert result.returncode == 0, result.stderr
     model = json.loads(result.stdout)
     assert model["PAGE_SIZE"] == {"value": os.sysconf("SC_PAGE_SIZE"), "source": "sysconf"}
@@ -130,7 +108,7 @@ def test_machine_values_can_be_overridden(mpi: str) -> None:
         "MEMCOMM_SIMD_BYTES": "8",
         "MEMCOMM_STLB_ENTRIES": "2048",
     }
-    model = json.loads(run_cli("machine", "--mpi", mpi, "--json", env=env).stdout)
+    model = json.loads(memcomm("machine", "--mpi", mpi, "--json", env=env).stdout)
     assert model["TLB_ENTRIES"] == {"value": 1536, "source": "env"}
     assert model["STLB_ENTRIES"] == {"value": 2048, "source": "env"}
     assert model["L2_SIZE"] == {"value": 2 << 20, "source": "env"}
@@ -140,9 +118,9 @@ def test_machine_values_can_be_overridden(mpi: str) -> None:
 @pytest.mark.parametrize("mpi", BUILT)
 def test_simd_width_can_only_be_narrowed(mpi: str) -> None:
     """Asking for wider registers than the CPU has must not select instructions it lacks."""
-    detected = json.loads(run_cli("machine", "--mpi", mpi, "--json").stdout)["SIMD_BYTES"]["value"]
+    detected = json.loads(memcomm("machine", "--mpi", mpi, "--json").stdout)["SIMD_BYTES"]["value"]
     env = {**os.environ, "MEMCOMM_SIMD_BYTES": "4096"}
-    result = run_cli("machine", "--mpi", mpi, "--json", env=env)
+    result = memcomm("machine", "--mpi", mpi, "--json", env=env)
     assert json.loads(result.stdout)["SIMD_BYTES"]["value"] == detected
 
 
@@ -151,25 +129,25 @@ def test_probe_is_kept_for_later_runs_on_the_same_cpu(tmp_path: Path) -> None:
         pytest.skip("no MPI build")
     kept = tmp_path / "machine"
     env = {**os.environ, "MEMCOMM_MACHINE_FILE": str(kept)}
-    result = run_cli("machine", "--mpi", BUILT[0], "--probe", "--json", env=env)
+    result = memcomm("machine", "--mpi", BUILT[0], "--probe", "--json", env=env)
     assert result.returncode == 0, result.stderr
     probe = json.loads(result.stdout)["probe"]
     assert probe["COPY_BYTES_PER_S"] > 0 and len(probe["tlb"]) > 20
     text = kept.read_text()
     assert text.splitlines()[1].startswith("cpu=")
     assert f"COPY_BYTES_PER_S={probe['COPY_BYTES_PER_S']}" in text
-    model = json.loads(run_cli("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
+    model = json.loads(memcomm("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
     assert model["COPY_BYTES_PER_S"] == {"value": probe["COPY_BYTES_PER_S"], "source": "probe"}
     # the same file from another CPU model is not trusted
     kept.write_text(text.replace("cpu=", "cpu=another "))
-    model = json.loads(run_cli("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
+    model = json.loads(memcomm("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
     assert model["COPY_BYTES_PER_S"]["source"] == "not probed"
 
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_explain_runs_a_program_and_reports_each_decision_once(mpi: str) -> None:
     program = ROOT / "build" / mpi / "examples" / "halo_exchange"
-    result = run_cli("explain", "--mpi", mpi, "--np", "2", "--", str(program))
+    result = memcomm("explain", "--mpi", mpi, "--np", "2", "--", str(program))
     assert result.returncode == 0, result.stderr
     assert "rank 0 step 0 packed" in result.stdout  # the program's own output passes through
     assert "distinct decisions in 2 rank(s)" in result.stdout
@@ -183,7 +161,7 @@ def test_explain_runs_a_program_and_reports_each_decision_once(mpi: str) -> None
 def test_a_program_runner_without_a_program_is_an_error(command: str) -> None:
     if not BUILT:
         pytest.skip("no MPI build")
-    result = run_cli(command, "--mpi", BUILT[0])
+    result = memcomm(command, "--mpi", BUILT[0])
     assert result.returncode == 2
     assert "give the program to run" in result.stderr
 
@@ -192,7 +170,7 @@ def test_a_program_runner_without_a_program_is_an_error(command: str) -> None:
 def test_run_preloads_memcomm_on_every_rank(mpi: str) -> None:
     program = ROOT / "build" / mpi / "examples" / "halo_exchange"
     env = {**os.environ, "MEMCOMM_STATS": "1"}
-    result = run_cli("run", "-n", "2", "--mpi", mpi, "--", str(program), env=env)
+    result = memcomm("run", "-n", "2", "--mpi", mpi, "--", str(program), env=env)
     assert result.returncode == 0, result.stderr
     assert "rank 1 step 2 packed" in result.stdout
     for rank in (0, 1):  # the stats line comes from memcomm inside each rank
@@ -202,7 +180,7 @@ def test_run_preloads_memcomm_on_every_rank(mpi: str) -> None:
 @pytest.mark.parametrize("mpi", BUILT)
 def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "pingpong.jsonl"
-    result = run_cli(
+    result = memcomm(
         "bench", "pingpong", "--mpi", mpi, "--reps", "3", "--sizes", "64,128",
         "--only", "transpose", "--json", str(out),
     )  # fmt: skip
@@ -226,10 +204,7 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mpi", BUILT)
 def test_demo_runs_every_step_and_writes_the_report(mpi: str, tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", "demo", "--quick", "--mpi", mpi],
-        cwd=tmp_path, text=True, capture_output=True, check=False,
-    )  # fmt: skip
+    result = memcomm("demo", "--quick", "--mpi", mpi, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert ", 0 failed" in result.stdout and "of contiguous" in result.stdout
     page = (tmp_path / "report" / "index.html").read_text()

@@ -5,16 +5,13 @@ says what it knows of hardware counters, and the report renders its plots."""
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import BUILT, ROOT, memcomm
 
 from memcomm import results
 
-BUILT = os.environ.get("MEMCOMM_TEST_MPIS", "").split()
-ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--quick", "--quiet", "--min-reps", "3", "--max-reps", "4", "--cap", "0.2"]
 
 # experiment -> (sizes, methods, roles)
@@ -32,16 +29,6 @@ EXPECTED = {
     "layouts": ("4K", {"MPI_Pack"}, {"pack"}),
     "logp": ("8,1K,64K,1M", {"PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)"}, {"round trip"}),
 }
-
-
-def memcomm(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memcomm.cli", *args],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module", params=BUILT)
@@ -208,24 +195,8 @@ def test_an_mpi_that_cannot_start_is_one_line(tmp_path: Path) -> None:
     real = ROOT / "build" / BUILT[0]
     shutil.copy(real / "libmemcomm.so", build / "libmemcomm.so")
     shutil.copy(real / "bench" / "bench_suite", build / "bench" / "bench_suite")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memcomm.cli",
-            "bench",
-            "copy",
-            "--sizes",
-            "4K",
-            "--json",
-            str(tmp_path / "out.jsonl"),
-        ],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        check=False,
-        env={**os.environ, "MEMCOMM_BUILD_DIR": str(tmp_path)},
-    )
+    done = memcomm("bench", "copy", "--sizes", "4K", "--json", str(tmp_path / "out.jsonl"),
+                   env={**os.environ, "MEMCOMM_BUILD_DIR": str(tmp_path)})  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("memcomm: error: cannot start /nonexistent/mpiexec")
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 
 class ModelError(ValueError):
@@ -265,8 +265,3 @@ class Diamond:
 ALEWIFE_SHORT = LogGP(L=21, o_s=15, o_r=122, g=15, P=32)  # Table 1, 2-argument messages
 ALEWIFE_LONG = LogGP(L=8, o_s=15, o_r=122, g=15, G=0.5, o_sl=25, o_rl=129, P=32)  # Table 2
 ALEWIFE_MESH = Network((8, 4))  # 4 x 8 mesh, no end-around connections, x (8) the lower one
-
-
-def alewife(**changes: float) -> LogGP:
-    """The Alewife long-message parameters, with any changed (e.g. G=1.0)."""
-    return replace(ALEWIFE_LONG, **changes)  # type: ignore[arg-type]

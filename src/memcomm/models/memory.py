@@ -130,27 +130,32 @@ class Layout:
         """ "vector:COUNT,BLOCK,STRIDE" (bytes), "transpose:N", or
         "strided:BLOCK:COUNTxSTRIDE,..." (outermost step first, as `memcomm explain` prints)."""
         kind, _, rest = text.partition(":")
-        numbers = rest.replace(":", ",").replace("x", ",").split(",")
-        if all(v.lstrip("-").isdigit() for v in numbers):
-            values = [int(v) for v in numbers]
+        try:
+            if kind == "strided":
+                block, _, steps = rest.partition(":")
+                return cls.strided(steps, int(block))
+            values = [int(v) for v in rest.split(",")]
             if kind == "transpose" and len(values) == 1:
                 return cls.transpose(values[0])
             if kind == "vector" and len(values) == 3:
                 return cls.vector(*values)
-            if kind == "strided" and len(values) % 2 == 1 and rest.count(":") == 1:
-                steps = values[1:]
-                return cls("strided", tuple(zip(steps[::2], steps[1::2], strict=True)), values[0])
+        except ModelError:
+            raise
+        except ValueError:
+            pass  # not numbers where numbers go: the usage below
         raise ModelError(
             f"layout {text!r}: write vector:COUNT,BLOCK,STRIDE, transpose:N or "
             "strided:BLOCK:COUNTxSTRIDE,COUNTxSTRIDE,..."
         )
 
     @classmethod
-    def strided(cls, steps: str, block: int, name: str) -> Layout:
-        """From "COUNTxSTRIDE,..." (bytes, outermost first)."""
+    def strided(cls, steps: str, block: int, name: str = "") -> Layout:
+        """From "COUNTxSTRIDE,..." (bytes, outermost first); ValueError if not that."""
         dims = []
         for step in steps.split(","):
-            count, _, stride = step.partition("x")
+            count, x, stride = step.partition("x")
+            if not x:
+                raise ValueError(f"step {step!r} is not COUNTxSTRIDE")
             dims.append((int(count), int(stride)))
         return cls("strided", tuple(dims), block, name)
 

@@ -904,7 +904,7 @@ def memory_send(
             for n, m in sorted(parts.items()):
                 if "contiguous" not in m or "datatype" not in m:
                     continue
-                pack = model.predict(memory_model.Layout.parse(f"transpose:{int(n)}"))
+                pack = model.predict(memory_model.Layout.transpose(int(n)))
                 checks.append(Check(int(n), pack + m["contiguous"], m["datatype"]))
             where = f"{mpi}{' +memcomm' if engine == 'memcomm' else ''}"
             for c in checks:
