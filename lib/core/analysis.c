@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../normalize/normalize.h"
+#include "../plan/overlap.h"
 #include "../p2p/sendpath.h"
 
 analysis *analysis_create(MPI_Datatype type)
@@ -13,6 +14,7 @@ analysis *analysis_create(MPI_Datatype type)
     if (!a)
         return NULL;
     atomic_init(&a->refs, 1);
+    atomic_init(&a->unpack_disjoint_upto, -1);
     ir_arena_init(&a->arena, ANALYSIS_ARENA_LIMIT);
     if (decode_bounds_of(type, &a->bounds) != MPI_SUCCESS) {
         snprintf(a->why, sizeof a->why, "size/extent query failed");
@@ -36,6 +38,25 @@ analysis *analysis_create(MPI_Datatype type)
     plan_build(normal, a->bounds.size, a->bounds.extent, machine_get(), &a->plan);
     a->supported = true;
     return a;
+}
+
+bool analysis_unpack_disjoint(analysis *a, int64_t count)
+{
+    int64_t upto = atomic_load_explicit(&a->unpack_disjoint_upto, memory_order_relaxed);
+    if (count <= upto)
+        return true;
+    if (upto < 0) { /* two threads may both work it out; they store the same answer */
+        upto = overlap_instance_disjoint(a->normal)
+                   ? overlap_disjoint_count(a->normal, a->bounds.extent)
+                   : 0;
+        atomic_store_explicit(&a->unpack_disjoint_upto, upto, memory_order_relaxed);
+        if (count <= upto)
+            return true;
+    }
+    /* beyond the enumeration's budget, a strided walk of this count may still be proven */
+    plan_strided s;
+    return upto > 0 && (a->plan.kind == PLAN_STRIDED || a->plan.kind == PLAN_CONTIG) &&
+           plan_strided_for_count(&a->plan, count, &s) && overlap_strided_disjoint(&s);
 }
 
 void analysis_retain(analysis *a) { atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed); }

@@ -22,12 +22,18 @@ typedef struct {
     plan plan;
     ir_arena arena;
     _Atomic(sendpath_table *) send_paths; /* p2p/sendpath.c: measured per size, lazily */
+    _Atomic int64_t unpack_disjoint_upto; /* see analysis_unpack_disjoint; -1 not yet known */
 } analysis;
 
 /* Analyse a committed type; NULL only when memory is short. Unsupported types still get an
  * analysis (with their size, for argument checks) so the decision is not repeated. */
 analysis *analysis_create(MPI_Datatype type);
 void analysis_retain(analysis *a);
+
+/* Whether unpacking `count` instances writes every byte once (plan/overlap.h); if not, the
+ * unpack goes to the MPI, which writes overlapping entries in its own order. Worked out at
+ * the first unpack that asks, then one load for every count up to the answer. */
+bool analysis_unpack_disjoint(analysis *a, int64_t count);
 void analysis_release(analysis *a);
 
 /* Limit on the analysis memory of one type. */

@@ -69,6 +69,10 @@ engine_outcome engine_unpack(const void *inbuf, int64_t insize, int64_t *positio
     int64_t bytes;
     engine_outcome outcome =
         admit(outbuf, outcount, type, inbuf, insize, position, &a, &bytes, error_class);
+    if (outcome == ENGINE_DONE && !analysis_unpack_disjoint(a, outcount)) {
+        analysis_release(a);
+        outcome = ENGINE_DECLINED;
+    }
     if (outcome != ENGINE_DONE)
         return counted(outcome);
     if (config_get()->explain)

@@ -9,11 +9,13 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
- * packed from `buf`), else the MPI gets the call as it came (also when memory is short). */
+ * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
+ * `receive`: the buffer is received into. */
 static bool carried(const void *buf, int count, MPI_Datatype type, int peer, bool fill,
-                    message *m, void **packed)
+                    bool receive, message *m, void **packed)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, m))
+    if (config_get()->disable || peer == MPI_PROC_NULL ||
+        !message_takes(buf, count, type, receive, m))
         return false;
     *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
@@ -24,13 +26,13 @@ static bool carried(const void *buf, int count, MPI_Datatype type, int peer, boo
 static bool packed_send(const void *buf, int count, MPI_Datatype type, int peer, message *m,
                         void **packed)
 {
-    return carried(buf, count, type, peer, true, m, packed);
+    return carried(buf, count, type, peer, true, false, m, packed);
 }
 
 static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, message *m,
                            void **packed)
 {
-    return carried(buf, count, type, peer, false, m, packed);
+    return carried(buf, count, type, peer, false, true, m, packed);
 }
 
 /* Blocking sends: packed, or the MPI's own datatype send, as lib/p2p/sendpath.h measures
@@ -41,7 +43,7 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
     {                                                                                          \
         message m;                                                                             \
         if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
-            !message_takes(buf, count, type, &m))                                              \
+            !message_takes(buf, count, type, false, &m))                                       \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
         const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
@@ -113,7 +115,7 @@ EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int des
     message m;
     void *packed;
     /* both directions use the one buffer: memcomm carries it only if it may for both */
-    if (source == MPI_PROC_NULL || !packed_send(buf, count, type, dest, &m, &packed))
+    if (source == MPI_PROC_NULL || !carried(buf, count, type, dest, true, true, &m, &packed))
         return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
                                      status);
     MPI_Status own;

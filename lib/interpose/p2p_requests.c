@@ -20,7 +20,8 @@
 static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool receive,
                   bool persistent, carried_request *c, requests_entry **slot)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL || !message_takes(buf, count, type, &c->m))
+    if (config_get()->disable || peer == MPI_PROC_NULL ||
+        !message_takes(buf, count, type, receive, &c->m))
         return false;
     if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {
         message_done(&c->m); /* the MPI's datatype send measured faster for this type */

@@ -32,7 +32,8 @@ static bool long_blocks(const plan *p)
     return pieces > 0 && p->size / pieces >= LONG_BLOCK_BYTES;
 }
 
-bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, message *m)
+bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
+                            message *m)
 {
     if (count <= 0 || !buf)
         return false;
@@ -49,7 +50,8 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, m
         analysis_release(a);
         return false;
     }
-    if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX) {
+    if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
+        (receive && !analysis_unpack_disjoint(a, count))) {
         analysis_release(a);
         return false;
     }

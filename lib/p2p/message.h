@@ -55,13 +55,16 @@ typedef struct {
     int64_t bytes;      /* packed size of the call's count */
 } message;
 
-/* Whether memcomm carries (buf, count, type); if so, `m` holds the analysis. Types known to
- * pass cost one inlined load; the rest is message_takes_analysed. */
-bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, message *m);
+/* Whether memcomm carries (buf, count, type), received into when `receive` (a receive whose
+ * entries overlap goes to the MPI); if so, `m` holds the analysis. Types known to pass cost
+ * one inlined load; the rest is message_takes_analysed. */
+bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
+                            message *m);
 
-static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype type, message *m)
+static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype type, bool receive,
+                                 message *m)
 {
-    return !message_passes(type) && message_takes_analysed(buf, count, type, m);
+    return !message_passes(type) && message_takes_analysed(buf, count, type, receive, m);
 }
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the

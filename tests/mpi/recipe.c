@@ -79,22 +79,28 @@ static void random_darray(rng *r, recipe *x)
 
 /* A matrix transpose in the usual MPI idiom, contiguous(cols, resized(vector(rows, 1, pitch,
  * elem), 0, sizeof elem)): the layout the transposing kernel is for. Random types would
- * almost never have its shape. */
-static recipe *random_transpose(rng *r)
+ * almost never have its shape. `interleaved`: ddtbench's fft2d shape with a pitch close to
+ * cols, so that the instances of a count > 1, or the columns of one, land on each other
+ * (erroneous for receiving, but the MPI unpacks them, and memcomm must write the same). */
+static recipe *random_transpose(rng *r, bool interleaved)
 {
-    static const int elems[] = {3, 4, 5, 6}; /* MPI_INT, MPI_FLOAT, MPI_DOUBLE, MPI_INT64_T */
+    static const int elems[] = {3, 4, 5, 6, 8}; /* int, float, double, int64, double complex */
     recipe *column = new_recipe(R_VECTOR), *leaf = new_recipe(R_BASIC);
-    leaf->basic = elems[rng_range(r, 0, 3)];
-    column->count = rng_range(r, 12, 40);
+    leaf->basic = elems[rng_range(r, 0, interleaved ? 4 : 3)];
+    /* the transposing kernel takes 16 x 16 elements and up; it is the one that writes out of
+     * typemap order */
+    column->count = interleaved ? rng_range(r, 16, 48) : rng_range(r, 12, 40);
     column->blocklen = 1;
-    column->stride = (rng_range(r, 0, 3) ? 1 : -1) * rng_range(r, 16, 48);
+    int64_t cols = interleaved ? rng_range(r, 16, 48) : rng_range(r, 12, 40);
+    column->stride = (rng_range(r, 0, 3) ? 1 : -1) *
+                     (interleaved ? rng_range(r, cols / 2, 2 * cols) : rng_range(r, 16, 48));
     column->kids[0] = leaf;
     recipe *narrow = new_recipe(R_RESIZED);
     narrow->lb = 0;
-    narrow->extent = leaf->basic <= 4 ? 4 : 8; /* the element's size */
+    narrow->extent = leaf->basic <= 4 ? 4 : leaf->basic == 8 ? 16 : 8; /* the element's size */
     narrow->kids[0] = column;
     recipe *x = new_recipe(R_CONTIGUOUS);
-    x->count = rng_range(r, 12, 40);
+    x->count = cols;
     x->kids[0] = narrow;
     return x;
 }
@@ -102,7 +108,9 @@ static recipe *random_transpose(rng *r)
 recipe *recipe_random(rng *r, int depth)
 {
     if (depth >= 3 && rng_range(r, 0, 40) == 0)
-        return random_transpose(r);
+        return random_transpose(r, false);
+    if (depth >= 2 && rng_range(r, 0, 40) == 0)
+        return random_transpose(r, true);
     if (depth == 0 || rng_range(r, 0, 5) == 0) {
         recipe *x = new_recipe(R_BASIC);
         x->basic = (int)rng_range(r, 0, recipe_basic_count() - 1);
@@ -522,9 +530,6 @@ int recipe_smaller(const recipe *r, recipe **out, int cap)
     return n;
 }
 
-/* Does the MPI's unpack of this layout write each packed byte to its own place? Types with
- * overlapping entries are erroneous for unpack (MPI standard), so unpack is compared only
- * for types where unpack then pack gives back every byte, for three independent patterns. */
 bool recipe_unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *origin,
                               int64_t bytes, unsigned char *scratch)
 {

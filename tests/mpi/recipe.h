@@ -65,9 +65,9 @@ bool recipe_has_inner_negative_extent(const recipe *r);
 bool recipe_uses(const recipe *r, recipe_kind kind);
 
 /* Does the MPI's unpack of `count` instances at `origin` write each of the `bytes` packed bytes
- * to its own place? Types with overlapping entries are erroneous for unpack (MPI standard),
- * so tests compare unpacks only where unpack then pack gives back every byte, for three
- * independent patterns. `scratch` holds 2 * bytes. */
+ * to its own place? False for types with overlapping entries (erroneous for unpack in the MPI
+ * standard, but unpacked all the same): unpack then pack does not give back every byte, for
+ * one of three independent patterns. `scratch` holds 2 * bytes. */
 bool recipe_unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *origin, int64_t bytes,
                               unsigned char *scratch);
 

@@ -1,5 +1,6 @@
 /* The planner's TLB model (001 sec. 5.3) on captured machines: golden inputs, expected plans. */
 #include "../check.h"
+#include "plan/overlap.h"
 #include "plan/plan.h"
 
 /* The seed paper's Origin2000: 16 KiB pages, 64 fully-associative TLB entries, 128-byte L2
@@ -57,8 +58,49 @@ static void test_no_blocking_in_order(void)
     CHECK(!plan_tiles_for(&column, 4096, 64, 64, &t));
 }
 
+/* ddtbench's fft2d type: c columns of c elements of `elem` bytes in rows of `dim` elements,
+ * one instance c elements wide */
+static const ir_node *fft2d(ir_arena *a, int64_t dim, int64_t c, int64_t elem)
+{
+    return ir_loop(a, 0, c, elem, ir_loop(a, 0, c, dim * elem, ir_block(a, 0, elem)));
+}
+
+static void test_overlap(void)
+{
+    ir_arena a;
+    ir_arena_init(&a, 1 << 20);
+    /* the transpose and its count: instances c elements apart meet once c * k reaches a row
+     * (dim), k being the count of instances that stay apart */
+    CHECK(overlap_instance_disjoint(fft2d(&a, 256, 128, 16)));
+    CHECK(overlap_disjoint_count(fft2d(&a, 256, 128, 16), 128 * 16) == 2);
+    CHECK(overlap_disjoint_count(fft2d(&a, 256, 64, 8), 64 * 8) == 4);
+    CHECK(overlap_disjoint_count(fft2d(&a, 250, 64, 8), 64 * 8) == 3);
+    CHECK(overlap_disjoint_count(fft2d(&a, 256, 64, 8), -64 * 8) == 4); /* either direction */
+    /* wider than a row: columns wrap onto the next row inside one instance */
+    CHECK(!overlap_instance_disjoint(fft2d(&a, 100, 128, 8)));
+    /* an instance that fits its extent never meets the next; a zero extent always does */
+    const ir_node *row = ir_loop(&a, 0, 4, 32, ir_block(&a, 0, 8));
+    CHECK(overlap_disjoint_count(row, 128) == INT64_MAX);
+    CHECK(overlap_disjoint_count(row, 0) == 1);
+    /* interleaved without meeting: 4 doubles every 32 bytes, instances 8 bytes apart */
+    CHECK(overlap_disjoint_count(row, 8) == 4);
+    /* a vector whose stride is shorter than its block; a list naming bytes twice */
+    CHECK(!overlap_instance_disjoint(ir_loop(&a, 0, 6, 12, ir_block(&a, 0, 16))));
+    int64_t offs[3] = {0, 40, 8}, lens[3] = {16, 8, 8};
+    CHECK(!overlap_instance_disjoint(ir_list(&a, 0, 3, offs, lens)));
+    offs[2] = 16;
+    CHECK(overlap_instance_disjoint(ir_list(&a, 0, 3, offs, lens)));
+    /* the analytic test on a strided walk: dims sorted by stride, each past the inner ones */
+    plan_strided s = transpose(1024);
+    CHECK(overlap_strided_disjoint(&s));
+    s.count[0] = 1025; /* one column too many: wraps onto the next row */
+    CHECK(!overlap_strided_disjoint(&s));
+    ir_arena_free(&a);
+}
+
 int main(void)
 {
+    test_overlap();
     test_pages_touched();
     test_transpose_threshold();
     test_no_blocking_in_order();
