@@ -57,6 +57,9 @@ typedef struct {
     unsigned long long handled_bytes;
     unsigned long long fallback_calls; /* calls handed to the MPI unchanged */
     unsigned long long error_calls;    /* calls memcomm answered with an error class */
+    unsigned long long analysed_types; /* types decoded, verified and planned (at first use) */
+    unsigned long long reused_types;   /* first uses that found the analysis of a type built
+                                          the same way */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

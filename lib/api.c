@@ -121,6 +121,8 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->handled_bytes = s.handled_bytes;
     out->fallback_calls = s.fallback_calls;
     out->error_calls = s.error_calls;
+    out->analysed_types = s.analysed_types;
+    out->reused_types = s.reused_types;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

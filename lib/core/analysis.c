@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+#include "stats.h"
 #include "../normalize/normalize.h"
 #include "../plan/overlap.h"
 #include "../p2p/sendpath.h"
@@ -14,13 +16,14 @@ analysis *analysis_create(MPI_Datatype type)
     if (!a)
         return NULL;
     atomic_init(&a->refs, 1);
+    stats_analysed();
     atomic_init(&a->unpack_disjoint_upto, -1);
     ir_arena_init(&a->arena, ANALYSIS_ARENA_LIMIT);
     if (decode_bounds_of(type, &a->bounds) != MPI_SUCCESS) {
         snprintf(a->why, sizeof a->why, "size/extent query failed");
         return a;
     }
-    const ir_node *raw = decode_type(type, &a->arena, a->why, sizeof a->why);
+    const ir_node *raw = decode_type(type, &a->arena, config_get()->verify, a->why, sizeof a->why);
     const ir_node *normal = raw ? norm_tree(&a->arena, raw) : NULL;
     if (raw && !normal)
         snprintf(a->why, sizeof a->why, "normalization ran out of analysis memory");

@@ -8,17 +8,20 @@ config config_current;
 atomic_bool config_ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static bool env_flag(const char *name)
+static bool env_flag(const char *name, bool unset)
 {
     const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0 && strcmp(v, "no") != 0 && strcmp(v, "false") != 0;
+    if (!v || !*v)
+        return unset;
+    return strcmp(v, "0") != 0 && strcmp(v, "no") != 0 && strcmp(v, "false") != 0;
 }
 
 static void read_env(void)
 {
-    config_current.disable = env_flag("MEMCOMM_DISABLE");
-    config_current.stats = env_flag("MEMCOMM_STATS");
-    config_current.explain = env_flag("MEMCOMM_EXPLAIN");
+    config_current.disable = env_flag("MEMCOMM_DISABLE", false);
+    config_current.stats = env_flag("MEMCOMM_STATS", false);
+    config_current.explain = env_flag("MEMCOMM_EXPLAIN", false);
+    config_current.verify = env_flag("MEMCOMM_VERIFY", true);
     const char *pool = getenv("MEMCOMM_POOL_BYTES");
     config_current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
     const char *path = getenv("MEMCOMM_SEND_PATH");

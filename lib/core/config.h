@@ -11,6 +11,7 @@ typedef struct {
     bool disable; /* MEMCOMM_DISABLE=1: every intercepted call goes straight to the MPI */
     bool stats;   /* MEMCOMM_STATS=1: one summary line per rank on stderr at MPI_Finalize */
     bool explain; /* MEMCOMM_EXPLAIN=1: the planner's decision for each committed type */
+    bool verify;  /* MEMCOMM_VERIFY (default on): new types checked against the MPI's pack */
     long long pool_bytes; /* MEMCOMM_POOL_BYTES: free message buffers kept for reuse */
     int send_path;        /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
 } config;

@@ -3,7 +3,8 @@
 #include <inttypes.h>
 #include <stdatomic.h>
 
-static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls;
+static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
+    reused_types;
 
 void stats_handled(int64_t bytes)
 {
@@ -15,10 +16,15 @@ void stats_fallback(void) { atomic_fetch_add_explicit(&fallback_calls, 1, memory
 
 void stats_error(void) { atomic_fetch_add_explicit(&error_calls, 1, memory_order_relaxed); }
 
+void stats_analysed(void) { atomic_fetch_add_explicit(&analysed_types, 1, memory_order_relaxed); }
+
+void stats_reused(void) { atomic_fetch_add_explicit(&reused_types, 1, memory_order_relaxed); }
+
 stats_snapshot stats_read(void)
 {
     stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
-                        atomic_load(&fallback_calls), atomic_load(&error_calls)};
+                        atomic_load(&fallback_calls), atomic_load(&error_calls),
+                        atomic_load(&analysed_types), atomic_load(&reused_types)};
     return s;
 }
 
@@ -27,6 +33,8 @@ void stats_print(FILE *out, int rank)
     stats_snapshot s = stats_read();
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
-            " calls to the MPI, raised %" PRIu64 " errors\n",
-            rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls);
+            " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
+            " types, reused %" PRIu64 " analyses\n",
+            rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
+            s.analysed_types, s.reused_types);
 }

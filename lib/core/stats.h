@@ -6,12 +6,15 @@
 #include <stdio.h>
 
 typedef struct {
-    uint64_t handled_calls, handled_bytes, fallback_calls, error_calls;
+    uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
+        reused_types;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
 void stats_fallback(void);
 void stats_error(void);
+void stats_analysed(void);
+void stats_reused(void);
 stats_snapshot stats_read(void);
 void stats_print(FILE *out, int rank);
 

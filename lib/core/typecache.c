@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "constructions.h"
+
 /* Open addressing, linear probing, backward-shift deletion; an empty slot has value NULL.
  * Lookups take the read lock; commit, dup and free take the write lock only around the
  * table update (analysis and MPI calls happen outside it). */
@@ -13,6 +15,8 @@ typedef struct {
 } slot;
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+/* The value of a committed type not analysed yet (its first use will). */
+static analysis pending;
 static slot *table;
 static size_t cap, used;
 static int keyval = MPI_KEYVAL_INVALID;
@@ -97,6 +101,12 @@ static analysis *remove_locked(uint64_t key)
     return value;
 }
 
+static void release_value(analysis *a)
+{
+    if (a != &pending)
+        analysis_release(a);
+}
+
 static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
 {
     (void)kv;
@@ -105,7 +115,7 @@ static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
     pthread_rwlock_wrlock(&lock);
     analysis *a = remove_locked(key_of(type));
     pthread_rwlock_unlock(&lock);
-    analysis_release(a);
+    release_value(a);
     return MPI_SUCCESS;
 }
 
@@ -119,26 +129,48 @@ static bool ensure_keyval(void)
     return ok;
 }
 
-/* Cache `a` (the caller's reference) under `type`; with an attribute that will remove it
- * when the type is freed, unless the type is predefined. */
+/* Cache `a` (the caller's reference, or `pending`) under `type`; with an attribute that will
+ * remove it when the type is freed, unless the type is predefined. (memcomm's own attribute
+ * has no copy callback and calls none of the program's.) */
 static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
 {
     if (with_attribute && !ensure_keyval()) {
-        analysis_release(a);
+        release_value(a);
         return;
     }
     pthread_rwlock_wrlock(&lock);
     bool inserted = insert_locked(key_of(type), a);
     pthread_rwlock_unlock(&lock);
     if (!inserted) { /* already cached (re-commit) or no memory */
-        analysis_release(a);
+        release_value(a);
         return;
     }
     if (with_attribute && PMPI_Type_set_attr(type, keyval, NULL) != MPI_SUCCESS) {
         pthread_rwlock_wrlock(&lock);
-        analysis_release(remove_locked(key_of(type)));
+        release_value(remove_locked(key_of(type)));
         pthread_rwlock_unlock(&lock);
     }
+}
+
+/* First use of a committed type: its analysis (shared by construction) replaces `pending`. */
+static analysis *analyse_pending(MPI_Datatype type, uint64_t key)
+{
+    analysis *a = constructions_analysis(type), *extra = NULL;
+    if (!a)
+        return NULL;
+    pthread_rwlock_wrlock(&lock);
+    slot *s = find(key);
+    if (s && s->value == &pending) {
+        analysis_retain(a); /* the cache's reference */
+        s->value = a;
+    } else if (s && s->value != a) { /* another thread was first */
+        extra = a;
+        a = s->value;
+        analysis_retain(a);
+    }
+    pthread_rwlock_unlock(&lock);
+    analysis_release(extra);
+    return a;
 }
 
 static bool is_predefined(MPI_Datatype type)
@@ -175,9 +207,11 @@ analysis *typecache_acquire(MPI_Datatype type)
     pthread_rwlock_rdlock(&lock);
     slot *s = find(key);
     analysis *a = s ? s->value : NULL;
-    if (a)
+    if (a && a != &pending)
         analysis_retain(a);
     pthread_rwlock_unlock(&lock);
+    if (a == &pending)
+        return analyse_pending(type, key);
     if (a || !is_predefined(type) || !mpi_is_running())
         return a;
     a = analysis_create(type);
@@ -195,17 +229,20 @@ void typecache_on_commit(MPI_Datatype type)
     pthread_rwlock_unlock(&lock);
     if (known || is_predefined(type))
         return;
-    analysis *a = analysis_create(type);
-    if (a)
-        publish(type, a, true);
+    publish(type, &pending, true); /* analysed at first use: a type never moved costs nothing */
 }
 
 void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
 {
-    analysis *a = typecache_acquire(from);
-    if (!a)
+    pthread_rwlock_rdlock(&lock);
+    slot *s = find(key_of(from));
+    analysis *a = s ? s->value : NULL;
+    if (a && a != &pending)
+        analysis_retain(a);
+    pthread_rwlock_unlock(&lock);
+    if (!a && !(a = typecache_acquire(from))) /* a predefined type, or one memcomm never saw */
         return;
-    /* a dup has the same typemap; share the analysis */
+    /* a dup has the same typemap; share the analysis (or wait for it alike) */
     publish(to, a, true);
 }
 
@@ -213,7 +250,8 @@ void typecache_shutdown(void)
 {
     pthread_rwlock_wrlock(&lock);
     for (size_t i = 0; i < cap; i++)
-        analysis_release(table[i].value);
+        if (table[i].value)
+            release_value(table[i].value);
     free(table);
     table = NULL;
     cap = used = 0;
@@ -221,4 +259,5 @@ void typecache_shutdown(void)
         PMPI_Type_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;
     pthread_rwlock_unlock(&lock);
+    constructions_shutdown();
 }

@@ -1,7 +1,9 @@
 /* typecache: datatype handle -> analysis.
  *
  * Filled when a type is committed (and when a committed type is duplicated), and for
- * predefined types on first use. Each cached derived type carries a memcomm attribute whose
+ * predefined types on first use. A committed type is analysed at its first use, not at
+ * commit (a type the program never moves costs one table entry), and through
+ * constructions.h, so that a type built again the same way shares the analysis. Each cached derived type carries a memcomm attribute whose
  * delete callback removes the entry, so however a type is freed (MPI_Type_free, PMPI_ from
  * another tool, the MPI itself) a re-used handle never meets a stale plan. A handle that is
  * not in the cache (uncommitted, freed, unknown) is never looked at through the MPI on the

@@ -1,4 +1,5 @@
 #include "decode.h"
+#include "contents.h"
 #include "verify.h"
 #include "../normalize/normalize.h"
 
@@ -14,22 +15,10 @@ enum { MAX_DEPTH = 64, PROBE_MAX_EXTENT = 255 };
 
 typedef struct {
     ir_arena *arena;
+    bool verify; /* check each constructed (sub-)type against the MPI's pack (verify.h) */
     char *why;
     size_t why_cap;
 } decoder;
-
-/* One get_contents answer. MPI-4 moved counts into a separate large-count array for types
- * built with the _c constructors; `flat` gives the k-th argument of ints ++ addresses for
- * the ordinary constructors and of the large counts for the _c ones, which is the same
- * sequence for every combiner but subarray and darray. */
-typedef struct {
-    int combiner;
-    int64_t ni, na, nc, nd;
-    int *ints;
-    MPI_Aint *addrs;
-    MPI_Count *counts;
-    MPI_Datatype *types;
-} contents;
 
 static const ir_node *decode_rec(decoder *d, MPI_Datatype type, int depth);
 
@@ -90,113 +79,6 @@ int decode_bounds_of(MPI_Datatype type, decode_bounds *out)
         out->true_extent = true_extent;
     }
     return rc;
-}
-
-/* Combiners whose get_contents handles are new objects the caller must free; predefined
- * (named, f90, value-index) handles must not be freed. */
-static bool is_constructed(int combiner)
-{
-    switch (combiner) {
-    case MPI_COMBINER_DUP:
-    case MPI_COMBINER_CONTIGUOUS:
-    case MPI_COMBINER_VECTOR:
-    case MPI_COMBINER_HVECTOR:
-    case MPI_COMBINER_INDEXED:
-    case MPI_COMBINER_HINDEXED:
-    case MPI_COMBINER_INDEXED_BLOCK:
-    case MPI_COMBINER_HINDEXED_BLOCK:
-    case MPI_COMBINER_STRUCT:
-    case MPI_COMBINER_SUBARRAY:
-    case MPI_COMBINER_DARRAY:
-    case MPI_COMBINER_RESIZED:
-#if MEMCOMM_HAVE_INTEGER_COMBINERS
-    case MPI_COMBINER_HVECTOR_INTEGER:
-    case MPI_COMBINER_HINDEXED_INTEGER:
-    case MPI_COMBINER_STRUCT_INTEGER:
-#endif
-        return true;
-    default:
-        return false;
-    }
-}
-
-static int get_combiner(MPI_Datatype type, int *combiner)
-{
-#if MEMCOMM_HAVE_LARGE_COUNT
-    MPI_Count ni, na, nc, nd;
-    return PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, combiner);
-#else
-    int ni, na, nd;
-    return PMPI_Type_get_envelope(type, &ni, &na, &nd, combiner);
-#endif
-}
-
-static void release_contents(contents *c)
-{
-    for (int64_t i = 0; c->types && i < c->nd; i++) {
-        int combiner;
-        if (get_combiner(c->types[i], &combiner) == MPI_SUCCESS && is_constructed(combiner))
-            PMPI_Type_free(&c->types[i]);
-    }
-    free(c->ints);
-    free(c->addrs);
-    free(c->counts);
-    free(c->types);
-    memset(c, 0, sizeof *c);
-}
-
-static bool fetch_contents(MPI_Datatype type, contents *c)
-{
-    memset(c, 0, sizeof *c);
-#if MEMCOMM_HAVE_LARGE_COUNT
-    MPI_Count ni, na, nc, nd;
-    if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &c->combiner) != MPI_SUCCESS)
-        return false;
-#else
-    int ni, na, nd, nc = 0;
-    if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &c->combiner) != MPI_SUCCESS)
-        return false;
-#endif
-    c->ni = ni;
-    c->na = na;
-    c->nc = nc;
-    c->nd = nd;
-    if (c->combiner == MPI_COMBINER_NAMED)
-        return true;
-    /* +1 so that zero-length requests still get a distinct, freeable pointer */
-    c->ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    c->addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    c->counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
-    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-    if (!c->ints || !c->addrs || !c->counts || !c->types) {
-        c->nd = 0;
-        release_contents(c);
-        return false;
-    }
-#if MEMCOMM_HAVE_LARGE_COUNT
-    int rc = PMPI_Type_get_contents_c(type, ni, na, nc, nd, c->ints, c->addrs, c->counts,
-                                      c->types);
-#else
-    int rc = PMPI_Type_get_contents(type, ni, na, nd, c->ints, c->addrs, c->types);
-#endif
-    if (rc != MPI_SUCCESS) {
-        c->nd = 0; /* nothing was returned to free */
-        release_contents(c);
-        return false;
-    }
-    return true;
-}
-
-static int64_t flat(const contents *c, int64_t k)
-{
-    if (c->nc > 0)
-        return c->counts[k];
-    return k < c->ni ? c->ints[k] : c->addrs[k - c->ni];
-}
-
-static bool flat_has(const contents *c, int64_t n)
-{
-    return (c->nc > 0 ? c->nc : c->ni + c->na) >= n;
 }
 
 /* Does the MPI place types built from negative-extent types where their reported extent
@@ -451,7 +333,7 @@ static const ir_node *build_indexed_list(decoder *d, const contents *c, const in
 static const ir_node *build_indexed(decoder *d, const contents *c, const indexed_form *form,
                                     int depth)
 {
-    if (form->n < 0 || !flat_has(c, 1))
+    if (form->n < 0 || !contents_flat_has(c, 1))
         return fail(d, "malformed contents");
     const ir_node **items = ir_arena_alloc(d->arena, sizeof *items * (size_t)(form->n + 1));
     if (!items)
@@ -491,10 +373,10 @@ static const ir_node *build_indexed(decoder *d, const contents *c, const indexed
 }
 
 /* Argument layouts of the indexed family, as positions in `flat`. */
-static int64_t len_list(const contents *c, int64_t i) { return flat(c, 1 + i); }
-static int64_t displ_after_lens(const contents *c, int64_t i) { return flat(c, 1 + flat(c, 0) + i); }
-static int64_t len_single(const contents *c, int64_t i) { (void)i; return flat(c, 1); }
-static int64_t displ_after_single(const contents *c, int64_t i) { return flat(c, 2 + i); }
+static int64_t len_list(const contents *c, int64_t i) { return contents_flat(c, 1 + i); }
+static int64_t displ_after_lens(const contents *c, int64_t i) { return contents_flat(c, 1 + contents_flat(c, 0) + i); }
+static int64_t len_single(const contents *c, int64_t i) { (void)i; return contents_flat(c, 1); }
+static int64_t displ_after_single(const contents *c, int64_t i) { return contents_flat(c, 2 + i); }
 
 /* One dimension of a subarray or darray: the indices this process owns, as blocks of
  * `block` consecutive indices, the k-th starting at first + k*period, the last cut at
@@ -653,9 +535,9 @@ static const ir_node *decode_contents(decoder *d, const contents *c, int depth)
         return decode_rec(d, c->types[0], depth + 1);
     case MPI_COMBINER_CONTIGUOUS: {
         const ir_node *child = decode_rec(d, c->types[0], depth + 1);
-        if (!child || !extent_of(d, c->types[0], &extent) || !flat_has(c, 1))
+        if (!child || !extent_of(d, c->types[0], &extent) || !contents_flat_has(c, 1))
             return fail(d, "contiguous child");
-        return repeat(d, 0, flat(c, 0), extent, child);
+        return repeat(d, 0, contents_flat(c, 0), extent, child);
     }
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
@@ -664,15 +546,15 @@ static const ir_node *decode_contents(decoder *d, const contents *c, int depth)
 #endif
     {
         const ir_node *child = decode_rec(d, c->types[0], depth + 1);
-        if (!child || !extent_of(d, c->types[0], &extent) || !flat_has(c, 3))
+        if (!child || !extent_of(d, c->types[0], &extent) || !contents_flat_has(c, 3))
             return fail(d, "vector child");
-        int64_t stride = flat(c, 2);
+        int64_t stride = contents_flat(c, 2);
         if (c->combiner == MPI_COMBINER_VECTOR && !ir_mul(stride, extent, &stride))
             return fail(d, "vector stride overflows 64 bits");
-        if (stride == -1 && flat(c, 0) > 1 && !minus_one_stride_packs_as_written())
+        if (stride == -1 && contents_flat(c, 0) > 1 && !minus_one_stride_packs_as_written())
             return fail(d, "the MPI packs a byte stride of -1 differently from the standard");
-        const ir_node *block = repeat(d, 0, flat(c, 1), extent, child);
-        return block ? ir_loop(d->arena, 0, flat(c, 0), stride, block) : fail(d, "vector block");
+        const ir_node *block = repeat(d, 0, contents_flat(c, 1), extent, child);
+        return block ? ir_loop(d->arena, 0, contents_flat(c, 0), stride, block) : fail(d, "vector block");
     }
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
@@ -682,13 +564,13 @@ static const ir_node *decode_contents(decoder *d, const contents *c, int depth)
     case MPI_COMBINER_STRUCT_INTEGER:
 #endif
     {
-        indexed_form form = {flat(c, 0), len_list, displ_after_lens,
+        indexed_form form = {contents_flat(c, 0), len_list, displ_after_lens,
                              c->combiner == MPI_COMBINER_INDEXED};
         return build_indexed(d, c, &form, depth);
     }
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK: {
-        indexed_form form = {flat(c, 0), len_single, displ_after_single,
+        indexed_form form = {contents_flat(c, 0), len_single, displ_after_single,
                              c->combiner == MPI_COMBINER_INDEXED_BLOCK};
         return build_indexed(d, c, &form, depth);
     }
@@ -708,7 +590,7 @@ static const ir_node *decode_rec(decoder *d, MPI_Datatype type, int depth)
     if (depth > MAX_DEPTH)
         return fail(d, "type nested too deeply");
     int combiner;
-    if (get_combiner(type, &combiner) != MPI_SUCCESS)
+    if (contents_combiner(type, &combiner) != MPI_SUCCESS)
         return fail(d, "envelope query failed");
     switch (combiner) {
     case MPI_COMBINER_NAMED:
@@ -719,25 +601,28 @@ static const ir_node *decode_rec(decoder *d, MPI_Datatype type, int depth)
     default:
         break;
     }
-    if (!is_constructed(combiner)) {
+    if (!contents_is_constructed(combiner)) {
         if (d->why && d->why[0] == '\0')
             snprintf(d->why, d->why_cap, "combiner %d is not supported", combiner);
         return NULL;
     }
     contents c;
-    if (!fetch_contents(type, &c))
+    if (!contents_fetch(type, &c))
         return fail(d, "contents query failed");
     const ir_node *node = decode_contents(d, &c, depth);
-    release_contents(&c);
+    contents_release(&c);
     if (!node)
         return fail(d, "out of analysis memory");
-    return verify_against_mpi(type, node, d->why, d->why_cap) ? node : NULL;
+    /* the top type is the committed one; sub-types may not be */
+    return !d->verify || verify_against_mpi(type, depth == 0, node, d->why, d->why_cap) ? node
+                                                                                        : NULL;
 }
 
-const ir_node *decode_type(MPI_Datatype type, ir_arena *arena, char *why, size_t why_cap)
+const ir_node *decode_type(MPI_Datatype type, ir_arena *arena, bool verify, char *why,
+                           size_t why_cap)
 {
     if (why && why_cap)
         why[0] = '\0';
-    decoder d = {arena, why, why_cap};
+    decoder d = {arena, verify, why, why_cap};
     return decode_rec(&d, type, 0);
 }

@@ -16,9 +16,11 @@ typedef struct {
     int64_t size, lb, extent, true_lb, true_extent;
 } decode_bounds;
 
-/* Returns the raw (unnormalized) tree, or NULL with a reason in `why` when the type cannot
- * be represented (unknown combiner, overflow, too large); such types go to the MPI. */
-const ir_node *decode_type(MPI_Datatype type, ir_arena *arena, char *why, size_t why_cap);
+/* Returns the raw (unnormalized) tree of a committed type, or NULL with a reason in `why`
+ * when the type cannot be represented (unknown combiner, overflow, too large) or, with
+ * `verify`, packs differently from it (verify.h); such types go to the MPI. */
+const ir_node *decode_type(MPI_Datatype type, ir_arena *arena, bool verify, char *why,
+                           size_t why_cap);
 
 /* Size, bounds and true bounds of a type, from the MPI. */
 int decode_bounds_of(MPI_Datatype type, decode_bounds *out);

@@ -1,0 +1,78 @@
+#include "construction.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "contents.h"
+
+enum { MAX_DEPTH = 64 };
+
+static bool append(construction *c, const void *data, size_t len)
+{
+    if (len > CONSTRUCTION_MAX_BYTES - c->len)
+        return false;
+    if (c->len + len > c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap < c->len + len)
+            cap *= 2;
+        unsigned char *grown = realloc(c->bytes, cap);
+        if (!grown)
+            return false;
+        c->bytes = grown;
+        c->cap = cap;
+    }
+    memcpy(c->bytes + c->len, data, len);
+    c->len += len;
+    return true;
+}
+
+static bool append_i64(construction *c, int64_t v) { return append(c, &v, sizeof v); }
+
+static bool describe(MPI_Datatype type, construction *c, int depth)
+{
+    int combiner;
+    if (depth > MAX_DEPTH || contents_combiner(type, &combiner) != MPI_SUCCESS)
+        return false;
+    if (!contents_is_constructed(combiner)) { /* predefined: its handle names it */
+        uint64_t handle = 0;
+        memcpy(&handle, &type, sizeof type < sizeof handle ? sizeof type : sizeof handle);
+        return append_i64(c, combiner) && append_i64(c, (int64_t)handle);
+    }
+    contents k;
+    if (!contents_fetch(type, &k))
+        return false;
+    bool ok;
+    if (combiner == MPI_COMBINER_DUP) {
+        ok = describe(k.types[0], c, depth + 1);
+    } else {
+        ok = append_i64(c, combiner) && append_i64(c, k.ni) && append_i64(c, k.na) &&
+             append_i64(c, k.nc) && append_i64(c, k.nd) &&
+             append(c, k.ints, sizeof *k.ints * (size_t)k.ni) &&
+             append(c, k.addrs, sizeof *k.addrs * (size_t)k.na) &&
+             append(c, k.counts, sizeof *k.counts * (size_t)k.nc);
+        for (int64_t i = 0; i < k.nd && ok; i++)
+            ok = describe(k.types[i], c, depth + 1);
+    }
+    contents_release(&k);
+    return ok;
+}
+
+bool construction_of(MPI_Datatype type, construction *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!describe(type, out, 0)) {
+        construction_free(out);
+        return false;
+    }
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < out->len; i++)
+        h = (h ^ out->bytes[i]) * 0x100000001b3ull;
+    out->hash = h;
+    return true;
+}
+
+void construction_free(construction *c)
+{
+    free(c->bytes);
+    memset(c, 0, sizeof *c);
+}

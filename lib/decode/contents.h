@@ -1,0 +1,34 @@
+/* contents: one MPI_Type_get_envelope / MPI_Type_get_contents answer, read once and released
+ * with the handles it returned. decode builds its tree from these; construction reads the
+ * same answers to name how a type was built. */
+#ifndef MEMCOMM_CONTENTS_H
+#define MEMCOMM_CONTENTS_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* MPI-4 moved counts into a separate large-count array for types built with the _c
+ * constructors; contents_flat gives the k-th argument of ints ++ addresses for the ordinary
+ * constructors and of the large counts for the _c ones, which is the same sequence for every
+ * combiner but subarray and darray. */
+typedef struct {
+    int combiner;
+    int64_t ni, na, nc, nd;
+    int *ints;
+    MPI_Aint *addrs;
+    MPI_Count *counts;
+    MPI_Datatype *types;
+} contents;
+
+/* Combiners whose get_contents handles are new objects the caller must free; predefined
+ * (named, f90, value-index) handles must not be freed. */
+bool contents_is_constructed(int combiner);
+int contents_combiner(MPI_Datatype type, int *combiner);
+/* False when a query fails or memory is short (nothing to release then). */
+bool contents_fetch(MPI_Datatype type, contents *c);
+void contents_release(contents *c);
+int64_t contents_flat(const contents *c, int64_t k);
+bool contents_flat_has(const contents *c, int64_t n);
+
+#endif
