@@ -164,12 +164,16 @@ def program_arguments(
     sizes = args.sizes or (QUICK_SIZES[experiment.name] if args.quick else None)
     if not experiment.suite:
         reps = args.reps or (3 if args.quick else 7)
-        program = ["--reps", str(reps), "--sizes", sizes or DEFAULT_SIZES[experiment.name]]
+        program = ["--reps", str(reps)]
+        parameters: dict[str, Any] = {"reps": reps, "only": args.only}
+        if experiment.name in DEFAULT_SIZES:
+            parameters["sizes"] = sizes or DEFAULT_SIZES[experiment.name]
+            program += ["--sizes", parameters["sizes"]]
         if experiment.name == "pack":
             program += ["--scale", str(args.scale if not args.quick else 64)]
         if args.only:
             program += ["--only", args.only]
-        return program, {"reps": reps, "sizes": program[3], "only": args.only}
+        return program, parameters
     options: dict[str, Any] = {
         "sizes": sizes,
         "min_reps": args.min_reps,

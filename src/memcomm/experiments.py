@@ -157,6 +157,16 @@ EXPERIMENTS: dict[str, Experiment] = {
             ("memcomm",),
             suite=False,
         ),
+        Experiment(
+            "lifecycle",
+            "bench/bench_lifecycle",
+            2,
+            "what a type's life costs: commit of a type never moved; ddtbench's micro-apps "
+            "re-creating their type every 20 exchanges",
+            "ddtbench (EuroMPI 2012)",
+            ("memcomm",),
+            suite=False,
+        ),
     ]
 }
 # `probes` runs these in turn

@@ -203,6 +203,24 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mpi", BUILT)
+def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "lifecycle.jsonl"
+    result = memcomm(
+        "bench", "lifecycle", "--mpi", mpi, "--reps", "3", "--only", "NAS", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    runs = results.read([out])
+    records = [runs[0].result(r) for r in runs[0].results]
+    patterns = {r["pattern"] for r in records}
+    # "NAS" picks ddtbench's NAS LU and MG, and none of the commit shapes
+    assert patterns == {"NAS LU: i face of u(5,128,128,128)", "NAS MG: i face of u(130,130,130)"}
+    assert {(r["pattern"], r["method"]) for r in records} == {
+        (p, m) for p in patterns for m in ("mpi", "memcomm")
+    }
+    assert "memcomm speed-up" in result.stdout and "geometric mean" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
 def test_demo_runs_every_step_and_writes_the_report(mpi: str, tmp_path: Path) -> None:
     result = memcomm("demo", "--quick", "--mpi", mpi, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

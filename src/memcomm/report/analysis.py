@@ -610,6 +610,48 @@ def pingpong(results: Sequence[Result]) -> Analysis:
     )
 
 
+def lifecycle(results: Sequence[Result]) -> Analysis:
+    """Commit cost of a type never moved, and ddtbench's re-created types, against the MPI
+    alone measured in the same run."""
+    findings, out = [], []
+    for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
+        rows = tables.pack_rows(_of(results, mpi=mpi), "lifecycle")
+        roles = {str(r["pattern"]): str(r.get("role", "")) for r in _of(results, mpi=mpi)}
+        body = [
+            [
+                row.pattern,
+                roles.get(row.pattern, ""),
+                f"{row.seconds('mpi') * 1e6:.1f}",
+                f"{row.seconds('memcomm') * 1e6:.1f}",
+                f"{row.ratio('memcomm', 'mpi'):.2f}x",
+            ]
+            for row in rows
+            if row.has("mpi") and row.has("memcomm")
+        ]
+        header = ["pattern", "timed", "MPI alone us", "memcomm us", "memcomm speed-up"]
+        out.append(Table(f"lifecycle, {mpi}: median per operation", header, body))
+        commits = [r for r in rows if roles.get(r.pattern, "").startswith("create")]
+        apps = [r for r in rows if r not in commits and r.has("mpi") and r.has("memcomm")]
+        if commits:
+            worst = max(r.seconds("memcomm") / r.seconds("mpi") for r in commits)
+            findings.append(
+                f"{mpi}: create + commit + free of a type never moved costs up to {worst:.2f}x "
+                "the MPI alone (target: within 3x)"
+            )
+        if apps:
+            speedups = [r.ratio("memcomm", "mpi") for r in apps]
+            slowest = min(apps, key=lambda r: r.ratio("memcomm", "mpi"))
+            findings.append(
+                f"{mpi}: ddtbench's micro-apps re-creating their type every 20 exchanges: "
+                f"memcomm {tables.geomean(speedups):.2f}x the MPI's own path in geometric mean, "
+                f"slowest {slowest.ratio('memcomm', 'mpi'):.2f}x ({slowest.pattern}); "
+                "target: >= 1.0x, none below 0.9x"
+            )
+    return Analysis(
+        "lifecycle", "The life of a datatype under memcomm", "ddtbench", findings, [], out
+    )
+
+
 def simulated(records: Sequence[Result]) -> Analysis:
     """Cache events per pack counted by a simulator: labelled so, never mixed with
     measurements."""
@@ -970,6 +1012,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "copy": copy,
         "pack": pack,
         "pingpong": pingpong,
+        "lifecycle": lifecycle,
         "logp": logp,
     }
     if experiment not in simple:

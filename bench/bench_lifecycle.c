@@ -1,0 +1,201 @@
+/* What a program pays memcomm over the life of its datatypes, against the MPI alone in the
+ * same run (the MPI alone: the same calls through PMPI_, which memcomm never sees).
+ *
+ *   commit    create + commit + free of a type the program never moves: a resized vector
+ *             (a matrix column), a 3-D subarray face and a struct of three; per type
+ *   recreate  ddtbench's micro-applications as ddtbench runs them: every outer iteration
+ *             builds and commits its datatype, exchanges it 20 times (ping-pong; both ranks
+ *             send and receive the datatype) and frees it; per iteration
+ *
+ * Prints one JSON object per (pattern, method) with the time of every timed repetition, like
+ * bench_pingpong; `memcomm bench lifecycle` turns them into a table. Before timing, the bytes
+ * memcomm's exchange delivers are compared with the MPI's.
+ *
+ *   bench_lifecycle [--reps R] [--only SUBSTRING] */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddtbench.h"
+
+enum { COMMITS = 2000, EXCHANGES = 20 };
+enum { M_MPI, M_MEMCOMM, METHODS };
+static const char *method_names[METHODS] = {"mpi", "memcomm"};
+
+typedef struct {
+    int (*commit)(MPI_Datatype *);
+    int (*free)(MPI_Datatype *);
+    int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+    int (*recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+} calls;
+
+static const calls by_method[METHODS] = {
+    {PMPI_Type_commit, PMPI_Type_free, PMPI_Send, PMPI_Recv},
+    {MPI_Type_commit, MPI_Type_free, MPI_Send, MPI_Recv},
+};
+
+static void print_result(const char *experiment, const char *pattern, int method, long long bytes,
+                         const double *t, int reps)
+{
+    printf("{\"kind\": \"result\", \"experiment\": \"lifecycle\", \"stopped\": \"fixed\", "
+           "\"role\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", \"bytes\": %lld, "
+           "\"seconds\": [",
+           experiment, pattern, method_names[method], bytes);
+    for (int r = 0; r < reps; r++)
+        printf(r ? ", %.9f" : "%.9f", t[r]);
+    printf("]}\n");
+    fflush(stdout);
+}
+
+/* ---- commit: types never moved ---- */
+
+static MPI_Datatype column_type(void)
+{
+    MPI_Datatype column, narrow;
+    MPI_Type_vector(512, 1, 512, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &narrow);
+    MPI_Type_free(&column);
+    return narrow;
+}
+
+static MPI_Datatype face_type(void)
+{
+    int full[3] = {128, 128, 128}, sub[3] = {128, 1, 128}, start[3] = {0, 0, 0};
+    MPI_Datatype face;
+    MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &face);
+    return face;
+}
+
+static MPI_Datatype struct_type(void)
+{
+    int lens[3] = {1, 3, 2};
+    MPI_Aint displs[3] = {0, 8, 32};
+    MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_FLOAT}, t;
+    MPI_Type_create_struct(3, lens, displs, types, &t);
+    return t;
+}
+
+static void bench_commit(int rank, int reps, const char *only)
+{
+    static const struct {
+        const char *name;
+        MPI_Datatype (*build)(void);
+    } shapes[] = {{"resized vector (a column of 512x512 doubles)", column_type},
+                  {"subarray (a face of 128^3 doubles)", face_type},
+                  {"struct of int, 3 doubles, 2 floats", struct_type}};
+    double *t = malloc(sizeof *t * (size_t)reps * METHODS);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        if (!strstr(shapes[s].name, only))
+            continue;
+        for (int r = -1; r < reps; r++) /* one warm-up repetition */
+            for (int m = 0; m < METHODS; m++) {
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < COMMITS; i++) {
+                    MPI_Datatype x = shapes[s].build();
+                    by_method[m].commit(&x);
+                    by_method[m].free(&x);
+                }
+                if (r >= 0)
+                    t[m * reps + r] = (MPI_Wtime() - t0) / COMMITS;
+            }
+        for (int m = 0; m < METHODS && rank == 0; m++)
+            print_result("create+commit+free", shapes[s].name, m, 0, t + m * reps, reps);
+    }
+    free(t);
+}
+
+/* ---- recreate: ddtbench's outer iterations ---- */
+
+/* One outer iteration: build, commit, EXCHANGES round trips of the datatype, free. */
+static void iteration(pattern *p, int method, int rank, double *received)
+{
+    const calls *c = &by_method[method];
+    const int peer = 1 - rank;
+    MPI_Datatype t = p->build(p);
+    c->commit(&t);
+    for (int k = 0; k < EXCHANGES; k++) {
+        if (rank == 0) {
+            c->send(p->array, p->count, t, peer, 0, MPI_COMM_WORLD);
+            c->recv(received, p->count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            c->recv(received, p->count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            c->send(p->array, p->count, t, peer, 0, MPI_COMM_WORLD);
+        }
+    }
+    c->free(&t);
+}
+
+static int bench_recreate(pattern *patterns, int np, int rank, int reps, const char *only)
+{
+    int failures = 0;
+    double *t = malloc(sizeof *t * (size_t)reps * METHODS);
+    for (int i = 0; i < np; i++) {
+        pattern *p = &patterns[i];
+        if (!strstr(p->name, only))
+            continue;
+        p->array = malloc(p->array_doubles * sizeof(double));
+        double *by_mpi = calloc(p->array_doubles, sizeof(double)),
+               *by_memcomm = calloc(p->array_doubles, sizeof(double));
+        for (size_t k = 0; k < p->array_doubles; k++)
+            p->array[k] = (double)k + 0.5 * rank;
+        iteration(p, M_MPI, rank, by_mpi);
+        iteration(p, M_MEMCOMM, rank, by_memcomm);
+        if (memcmp(by_mpi, by_memcomm, p->array_doubles * sizeof(double)) != 0) {
+            fprintf(stderr, "bench_lifecycle: memcomm delivers other bytes than the MPI for %s\n",
+                    p->name);
+            failures++;
+        }
+        for (int r = 0; r < reps; r++) /* the methods alternate, so drift hits both alike */
+            for (int m = 0; m < METHODS; m++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                iteration(p, m, rank, by_mpi);
+                t[m * reps + r] = MPI_Wtime() - t0;
+            }
+        int size;
+        MPI_Type_size(p->type, &size);
+        for (int m = 0; m < METHODS && rank == 0; m++)
+            print_result("iteration of 20 round trips", p->name, m, (long long)size * p->count,
+                         t + m * reps, reps);
+        free(p->array);
+        free(by_mpi);
+        free(by_memcomm);
+    }
+    free(t);
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int reps = 9;
+    const char *only = "";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+    }
+    if (nranks != 2 || reps < 3) {
+        if (rank == 0)
+            fprintf(stderr, "bench_lifecycle: run on 2 ranks with --reps >= 3\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    bench_commit(rank, reps, only);
+    enum { MAX_PATTERNS = 16 };
+    static pattern patterns[MAX_PATTERNS];
+    int np = 0;
+    ddtbench_add(patterns, &np); /* their types serve for the size: iterations build their own */
+    int failures = bench_recreate(patterns, np, rank, reps, only);
+    for (int i = 0; i < np; i++)
+        MPI_Type_free(&patterns[i].type);
+    int any;
+    MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
