@@ -25,7 +25,7 @@ static void read_env(void)
     const char *pool = getenv("MEMCOMM_POOL_BYTES");
     config_current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
     const char *path = getenv("MEMCOMM_SEND_PATH");
-    config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
+    config_current.carry_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
                         : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
                                                     : CONFIG_SEND_MEASURE;

@@ -13,7 +13,7 @@ typedef struct {
     bool explain; /* MEMCOMM_EXPLAIN=1: the planner's decision for each committed type */
     bool verify;  /* MEMCOMM_VERIFY (default on): new types checked against the MPI's pack */
     long long pool_bytes; /* MEMCOMM_POOL_BYTES: free message buffers kept for reuse */
-    int send_path;        /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
+    int carry_path;       /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
 } config;
 
 /* Read once; inline, because every intercepted call asks (an 8-byte send takes 0.2 us). */
