@@ -1,4 +1,5 @@
 #include "config.h"
+#include "units.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,14 +17,21 @@ static bool env_flag(const char *name, bool unset)
     return strcmp(v, "0") != 0 && strcmp(v, "no") != 0 && strcmp(v, "false") != 0;
 }
 
+static int64_t env_size(const char *name, int64_t unset)
+{
+    int64_t v = unset;
+    units_parse_size(getenv(name), &v);
+    return v;
+}
+
 static void read_env(void)
 {
     config_current.disable = env_flag("MEMCOMM_DISABLE", false);
     config_current.stats = env_flag("MEMCOMM_STATS", false);
     config_current.explain = env_flag("MEMCOMM_EXPLAIN", false);
     config_current.verify = env_flag("MEMCOMM_VERIFY", true);
-    const char *pool = getenv("MEMCOMM_POOL_BYTES");
-    config_current.pool_bytes = pool && *pool ? strtoll(pool, NULL, 10) : 64ll << 20;
+    config_current.pool_bytes = env_size("MEMCOMM_POOL_BYTES", 256ll << 20);
+    config_current.inflight_bytes = env_size("MEMCOMM_INFLIGHT_BYTES", 1ll << 30);
     const char *path = getenv("MEMCOMM_SEND_PATH");
     config_current.carry_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED

@@ -13,6 +13,7 @@ typedef struct {
     bool explain; /* MEMCOMM_EXPLAIN=1: the planner's decision for each committed type */
     bool verify;  /* MEMCOMM_VERIFY (default on): new types checked against the MPI's pack */
     long long pool_bytes; /* MEMCOMM_POOL_BYTES: free message buffers kept for reuse */
+    long long inflight_bytes; /* MEMCOMM_INFLIGHT_BYTES: message buffers in use, at most */
     int carry_path;       /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
 } config;
 

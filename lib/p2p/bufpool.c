@@ -1,40 +1,54 @@
 #include "bufpool.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "../core/config.h"
 
 /* Each buffer carries its capacity in a header, so giving it back needs no size. The header
- * is 32 bytes, so payloads of the 64-byte aligned blocks are 32-byte aligned. */
+ * is one 64-byte line, so payloads of the 64-byte aligned blocks are 64-byte aligned. */
 typedef struct header {
     int64_t capacity;
     struct header *next; /* in the free list */
-    int64_t unused[2];
+    char pad[48];
 } header;
+_Static_assert(sizeof(header) == 64, "payloads start on a cache line");
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static header *free_list; /* smallest first */
-static int64_t kept_bytes;
+static int64_t kept_bytes, used_bytes;
 
 void *bufpool_take(int64_t bytes)
 {
+    /* round up so that slightly different message sizes share buffers */
+    int64_t capacity = bytes < 4096 ? 4096 : bytes + bytes / 8;
     pthread_mutex_lock(&lock);
     header **link = &free_list;
     while (*link && (*link)->capacity < bytes)
         link = &(*link)->next;
     header *h = *link;
-    if (h) {
-        *link = h->next;
-        kept_bytes -= h->capacity;
+    if (h)
+        capacity = h->capacity;
+    bool within = capacity <= config_get()->inflight_bytes - used_bytes;
+    if (within) {
+        used_bytes += capacity;
+        if (h) {
+            *link = h->next;
+            kept_bytes -= h->capacity;
+        }
     }
     pthread_mutex_unlock(&lock);
+    if (!within)
+        return NULL;
     if (!h) {
-        /* round up so that slightly different message sizes share buffers */
-        int64_t capacity = bytes < 4096 ? 4096 : bytes + bytes / 8;
         h = aligned_alloc(64, (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64);
-        if (!h)
+        if (!h) {
+            pthread_mutex_lock(&lock);
+            used_bytes -= capacity;
+            pthread_mutex_unlock(&lock);
             return NULL;
+        }
         h->capacity = capacity;
     }
     return h + 1;
@@ -45,12 +59,17 @@ void bufpool_give(void *buffer)
     if (!buffer)
         return;
     header *h = (header *)buffer - 1;
+    const int64_t bound = config_get()->pool_bytes;
     pthread_mutex_lock(&lock);
-    /* the latest buffer always stays; smaller kept ones make room for it, so a message
-     * larger than the bound (a 4096^2 transpose is 128 MiB) reuses its buffer instead of
-     * faulting in fresh pages on every call */
+    used_bytes -= h->capacity;
+    if (h->capacity > bound) { /* never kept */
+        pthread_mutex_unlock(&lock);
+        free(h);
+        return;
+    }
+    /* smaller kept ones make room for the latest, which is the likeliest to be asked for */
     header *evicted = NULL;
-    while (free_list && kept_bytes + h->capacity > config_get()->pool_bytes) {
+    while (free_list && kept_bytes + h->capacity > bound) {
         header *smallest = free_list;
         free_list = smallest->next;
         kept_bytes -= smallest->capacity;

@@ -1,4 +1,5 @@
 #include "machine.h"
+#include "../core/units.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -27,15 +28,11 @@ static void set(machine_field f, int64_t value, const char *source)
     }
 }
 
-/* "48K", "2048K", "64" -> bytes */
+/* "48K", "2048K", "64" -> bytes; -1 for anything else */
 static int64_t parse_size(const char *text)
 {
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (*end == 'K' || *end == 'k')
-        v *= 1024;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1024 * 1024;
+    int64_t v = -1;
+    units_parse_size(text, &v);
     return v;
 }
 
@@ -169,7 +166,7 @@ static void read_probe_file(void)
             continue;
         }
         for (int field = 0; field < MACHINE_FIELDS && same_cpu; field++)
-            if (!strcmp(line, names[field]) && field != MACHINE_SIMD)
+            if (!strcmp(line, names[field]) && field != MACHINE_SIMD && parse_size(eq + 1) >= 0)
                 set((machine_field)field, parse_size(eq + 1), "probe");
     }
     fclose(f);
@@ -198,6 +195,8 @@ static void detect(void)
         if (!text || !*text)
             continue;
         int64_t value = parse_size(text);
+        if (value < 0) /* not a size: the detected value stays */
+            continue;
         set((machine_field)f, f == MACHINE_SIMD ? supported_simd(value) : value, "env");
     }
     if (detected.source[MACHINE_STREAM] == NULL) /* from the L2 finally in the model */

@@ -1,5 +1,6 @@
 /* The planner's TLB model (001 sec. 5.3) on captured machines: golden inputs, expected plans. */
 #include "../check.h"
+#include "core/units.h"
 #include "plan/overlap.h"
 #include "plan/plan.h"
 
@@ -98,8 +99,22 @@ static void test_overlap(void)
     ir_arena_free(&a);
 }
 
+static void test_sizes(void)
+{
+    int64_t v = -1;
+    CHECK(units_parse_size("64", &v) && v == 64);
+    CHECK(units_parse_size("48K\n", &v) && v == 48 << 10); /* as sysfs writes it */
+    CHECK(units_parse_size("256M", &v) && v == 256 << 20);
+    CHECK(units_parse_size("2g", &v) && v == INT64_C(2) << 30);
+    v = 7;
+    CHECK(!units_parse_size("lots", &v) && v == 7);
+    CHECK(!units_parse_size("-1", &v) && !units_parse_size("1T", &v) && !units_parse_size("", &v));
+    CHECK(!units_parse_size("9223372036854775807K", &v) && v == 7);
+}
+
 int main(void)
 {
+    test_sizes();
     test_overlap();
     test_pages_touched();
     test_transpose_threshold();
