@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include "config.h"
+#include "device.h"
 #include "explain.h"
 #include "stats.h"
 #include "typecache.h"
@@ -24,8 +25,8 @@ static engine_outcome admit(const void *typed, int64_t count, MPI_Datatype type,
                *bytes > packed_size - *position) {
         *error_class = MPI_ERR_TRUNCATE;
         outcome = ENGINE_ERROR;
-    } else if (!a->supported) {
-        outcome = ENGINE_DECLINED;
+    } else if (!a->supported || device_memory(typed) || device_memory(packed)) {
+        outcome = ENGINE_DECLINED; /* GPU memory: the MPI's to move */
     }
     if (outcome != ENGINE_DONE) {
         analysis_release(a);

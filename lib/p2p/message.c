@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "../core/device.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../kernel/kernel.h"
@@ -51,7 +52,7 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
         return false;
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
-        (receive && !analysis_unpack_disjoint(a, count))) {
+        (receive && !analysis_unpack_disjoint(a, count)) || device_memory(buf)) {
         analysis_release(a);
         return false;
     }
