@@ -112,6 +112,16 @@ analysis *constructions_analysis(MPI_Datatype type)
     return a;
 }
 
+void constructions_fork_lock(void) { pthread_mutex_lock(&lock); }
+
+void constructions_fork_unlock(bool child)
+{
+    if (child)
+        pthread_mutex_init(&lock, NULL);
+    else
+        pthread_mutex_unlock(&lock);
+}
+
 void constructions_shutdown(void)
 {
     pthread_mutex_lock(&lock);

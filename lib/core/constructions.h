@@ -21,4 +21,8 @@ analysis *constructions_analysis(MPI_Datatype type);
 /* Drop everything (at MPI_Finalize). */
 void constructions_shutdown(void);
 
+/* Held across fork() (interpose/fork.c). */
+void constructions_fork_lock(void);
+void constructions_fork_unlock(bool child);
+
 #endif

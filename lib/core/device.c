@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ static _Atomic(cuda_attribute_fn) cuda;
 static _Atomic(hip_attributes_fn) hip;
 static _Atomic int hip_major = -1;
 static _Atomic unsigned long long objects_seen = ~0ull;
+static pthread_mutex_t iterating = PTHREAD_MUTEX_INITIALIZER;
 
 static int count_objects(struct dl_phdr_info *info, size_t size, void *out)
 {
@@ -32,7 +34,9 @@ static int count_objects(struct dl_phdr_info *info, size_t size, void *out)
 static void look_up_runtimes(void)
 {
     unsigned long long loaded = 0;
+    pthread_mutex_lock(&iterating);
     dl_iterate_phdr(count_objects, &loaded);
+    pthread_mutex_unlock(&iterating);
     if (atomic_exchange_explicit(&objects_seen, loaded, memory_order_relaxed) == loaded)
         return;
     if (!atomic_load_explicit(&cuda, memory_order_relaxed))
@@ -62,4 +66,14 @@ bool device_memory(const void *p)
         return atomic_load(&hip_major) >= 6 ? type > 1 : type != 0;
     }
     return false;
+}
+
+void device_fork_lock(void) { pthread_mutex_lock(&iterating); }
+
+void device_fork_unlock(bool child)
+{
+    if (child)
+        pthread_mutex_init(&iterating, NULL);
+    else
+        pthread_mutex_unlock(&iterating);
 }

@@ -13,4 +13,9 @@
 
 bool device_memory(const void *p);
 
+/* Held across fork() (interpose/fork.c): dl_iterate_phdr's lock is not made anew in a child,
+ * so no memcomm thread may be inside it when another forks. */
+void device_fork_lock(void);
+void device_fork_unlock(bool child);
+
 #endif

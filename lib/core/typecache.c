@@ -246,6 +246,16 @@ void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
     publish(to, a, true);
 }
 
+void typecache_fork_lock(void) { pthread_rwlock_wrlock(&lock); }
+
+void typecache_fork_unlock(bool child)
+{
+    if (child)
+        pthread_rwlock_init(&lock, NULL);
+    else
+        pthread_rwlock_unlock(&lock);
+}
+
 void typecache_shutdown(void)
 {
     pthread_rwlock_wrlock(&lock);

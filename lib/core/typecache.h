@@ -25,4 +25,9 @@ void typecache_on_dup(MPI_Datatype from, MPI_Datatype to);
 /* Drop everything (at MPI_Finalize). */
 void typecache_shutdown(void);
 
+/* Held across fork() (interpose/fork.c), so that the child never inherits it held: released
+ * in the parent, made anew in the child (whose one thread does not own it). */
+void typecache_fork_lock(void);
+void typecache_fork_unlock(bool child);
+
 #endif

@@ -90,6 +90,16 @@ void bufpool_give(void *buffer)
     }
 }
 
+void bufpool_fork_lock(void) { pthread_mutex_lock(&lock); }
+
+void bufpool_fork_unlock(bool child)
+{
+    if (child)
+        pthread_mutex_init(&lock, NULL);
+    else
+        pthread_mutex_unlock(&lock);
+}
+
 void bufpool_drain(void)
 {
     pthread_mutex_lock(&lock);

@@ -12,6 +12,7 @@
 #ifndef MEMCOMM_BUFPOOL_H
 #define MEMCOMM_BUFPOOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A buffer of at least `bytes` (> 0), or NULL when memory is short or the buffers in use
@@ -23,5 +24,9 @@ void bufpool_give(void *buffer);
 
 /* Free every kept buffer (at MPI_Finalize). */
 void bufpool_drain(void);
+
+/* Held across fork() (interpose/fork.c). */
+void bufpool_fork_lock(void);
+void bufpool_fork_unlock(bool child);
 
 #endif

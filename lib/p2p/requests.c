@@ -81,6 +81,8 @@ void requests_lock(void) { pthread_mutex_lock(&lock); }
 
 void requests_unlock(void) { pthread_mutex_unlock(&lock); }
 
+void requests_fork_child(void) { pthread_mutex_init(&lock, NULL); }
+
 void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status)
 {
     if (before == MPI_REQUEST_NULL)

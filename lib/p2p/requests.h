@@ -43,6 +43,8 @@ bool requests_outstanding(void);
  * be given that handle for a new request and complete it (it needs the lock to be added). */
 void requests_lock(void);
 void requests_unlock(void);
+/* After fork(), in the child: the lock made anew (interpose/fork.c). */
+void requests_fork_child(void);
 
 /* With the lock held: the MPI completed the request that was `before` (return code `rc`, its
  * status): unpack a receive that succeeded and was not cancelled; release what a

@@ -1,9 +1,14 @@
 /* The type cache across a type's life: a freed and re-created handle never meets a stale
  * plan (also when freed behind memcomm's back through PMPI), dups share the analysis and
  * outlive their original, and concurrent threads under MPI_THREAD_MULTIPLE create, pack and
- * free types while sharing one. Every pack is compared with PMPI_Pack. */
+ * free types while sharing one; a fork while other threads pack leaves the child able to
+ * pack. Every pack is compared with PMPI_Pack. */
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../check.h"
 #include "memcomm.h"
@@ -113,6 +118,55 @@ static void threads(int provided)
     MPI_Type_free(&shared_type);
 }
 
+static atomic_bool stop_packing;
+
+static void *pack_until_stopped(void *arg)
+{
+    (void)arg;
+    int bad = 0;
+    while (!atomic_load(&stop_packing)) {
+        MPI_Datatype t;
+        MPI_Type_vector(7, 1, 3, MPI_INT, &t); /* commit, first use and free take the locks */
+        MPI_Type_commit(&t);
+        bad += !packs_like_mpi(t, 3);
+        MPI_Type_free(&t);
+    }
+    return (void *)(intptr_t)bad;
+}
+
+/* Children forked while another thread goes through memcomm's locks: each packs (memcomm's
+ * engine, which takes the type cache and pool locks) and exits; none may hang. */
+static void forks(int provided)
+{
+    if (provided < MPI_THREAD_MULTIPLE)
+        return;
+    MPI_Datatype t;
+    MPI_Type_vector(5, 2, 9, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    CHECK(packs_like_mpi(t, 2)); /* analysed before the forks */
+    pthread_t tid;
+    pthread_create(&tid, NULL, pack_until_stopped, NULL);
+    int hung = 0, failed = 0;
+    for (int i = 0; i < 40; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(10); /* a deadlocked child dies instead of hanging the test */
+            char out[256];
+            MPI_Count pos = 0;
+            _exit(memcomm_pack(data, 2, t, out, sizeof out, &pos) == MPI_SUCCESS ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        hung += WIFSIGNALED(status);
+        failed += WIFEXITED(status) && WEXITSTATUS(status) != 0;
+    }
+    atomic_store(&stop_packing, true);
+    void *bad;
+    pthread_join(tid, &bad);
+    CHECK(hung == 0 && failed == 0 && bad == NULL);
+    MPI_Type_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -122,6 +176,7 @@ int main(int argc, char **argv)
     reused_handles();
     dups_and_recommit();
     threads(provided);
+    forks(provided);
     memcomm_stats stats;
     memcomm_stats_get(&stats);
     CHECK(stats.handled_calls > 0 && stats.fallback_calls == 0);

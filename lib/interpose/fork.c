@@ -1,0 +1,44 @@
+/* fork(): a thread that forks while another holds one of memcomm's locks would leave the child
+ * with that lock held for ever. The handlers take every global lock before the fork, in the
+ * one order memcomm ever nests them (requests, then the type cache, the constructions, the
+ * buffer pool and the loaded-objects query of device.h), and release them after it: the parent unlocks them, the child, whose one
+ * thread does not own them, makes them anew. */
+#include <pthread.h>
+
+#include "../core/constructions.h"
+#include "../core/device.h"
+#include "../core/typecache.h"
+#include "../p2p/bufpool.h"
+#include "../p2p/requests.h"
+
+static void before_fork(void)
+{
+    requests_lock();
+    typecache_fork_lock();
+    constructions_fork_lock();
+    bufpool_fork_lock();
+    device_fork_lock();
+}
+
+static void in_parent(void)
+{
+    device_fork_unlock(false);
+    bufpool_fork_unlock(false);
+    constructions_fork_unlock(false);
+    typecache_fork_unlock(false);
+    requests_unlock();
+}
+
+static void in_child(void)
+{
+    device_fork_unlock(true);
+    bufpool_fork_unlock(true);
+    constructions_fork_unlock(true);
+    typecache_fork_unlock(true);
+    requests_fork_child();
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    pthread_atfork(before_fork, in_parent, in_child);
+}
