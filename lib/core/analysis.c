@@ -8,7 +8,7 @@
 #include "stats.h"
 #include "../normalize/normalize.h"
 #include "../plan/overlap.h"
-#include "../p2p/carrypath.h"
+#include "../p2p/sendpath.h"
 
 analysis *analysis_create(MPI_Datatype type)
 {
@@ -67,7 +67,7 @@ void analysis_retain(analysis *a) { atomic_fetch_add_explicit(&a->refs, 1, memor
 void analysis_release(analysis *a)
 {
     if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
-        carrypath_free(a);
+        sendpath_free(a);
         ir_arena_free(&a->arena);
         free(a);
     }

@@ -11,7 +11,7 @@
 #include "../decode/decode.h"
 #include "../plan/plan.h"
 
-typedef struct carrypath_table carrypath_table;
+typedef struct sendpath_table sendpath_table;
 
 typedef struct {
     atomic_int refs;
@@ -21,7 +21,7 @@ typedef struct {
     const ir_node *normal;
     plan plan;
     ir_arena arena;
-    _Atomic(carrypath_table *) carry_paths; /* p2p/carrypath.c: measured per size, lazily */
+    _Atomic(sendpath_table *) send_paths; /* p2p/sendpath.c: measured per size, lazily */
     _Atomic int64_t unpack_disjoint_upto; /* see analysis_unpack_disjoint; -1 not yet known */
 } analysis;
 

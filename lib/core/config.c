@@ -33,7 +33,7 @@ static void read_env(void)
     config_current.pool_bytes = env_size("MEMCOMM_POOL_BYTES", 256ll << 20);
     config_current.inflight_bytes = env_size("MEMCOMM_INFLIGHT_BYTES", 1ll << 30);
     const char *path = getenv("MEMCOMM_SEND_PATH");
-    config_current.carry_path = !path || !*path             ? CONFIG_SEND_MEASURE
+    config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
                         : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
                                                     : CONFIG_SEND_MEASURE;

@@ -14,7 +14,7 @@ typedef struct {
     bool verify;  /* MEMCOMM_VERIFY (default on): new types checked against the MPI's pack */
     long long pool_bytes; /* MEMCOMM_POOL_BYTES: free message buffers kept for reuse */
     long long inflight_bytes; /* MEMCOMM_INFLIGHT_BYTES: message buffers in use, at most */
-    int carry_path;       /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
+    int send_path;        /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
 } config;
 
 /* Read once; inline, because every intercepted call asks (an 8-byte send takes 0.2 us). */

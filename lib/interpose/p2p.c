@@ -4,7 +4,7 @@
 #include "../core/config.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
-#include "../p2p/carrypath.h"
+#include "../p2p/sendpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -35,7 +35,7 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
     return carried(buf, count, type, peer, false, true, m, packed);
 }
 
-/* Blocking sends: packed, or the MPI's own datatype send, as lib/p2p/carrypath.h measures
+/* Blocking sends: packed, or the MPI's own datatype send, as lib/p2p/sendpath.h measures
  * per type and size (the first sends of each are timed trials of both). */
 #define SEND_SHIM(NAME, PNAME)                                                                 \
     EXPORT int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
@@ -45,13 +45,13 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
         if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
             !message_takes(buf, count, type, false, &m))                                       \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        carry_choice choice = carrypath_choose(m.analysis, m.bytes, false);                      \
+        send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
         const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
-        void *packed = choice.path == CARRY_PACKED ? message_pack(&m, buf, count) : NULL;       \
+        void *packed = choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;       \
         int rc = packed ? PNAME(packed, (int)m.bytes, MPI_PACKED, dest, tag, comm)             \
                         : PNAME(buf, count, type, dest, tag, comm);                            \
-        if (choice.trial >= 0 && rc == MPI_SUCCESS && (packed || choice.path == CARRY_BY_MPI))  \
-            carrypath_record(m.analysis, &choice, PMPI_Wtime() - start);                        \
+        if (choice.trial >= 0 && rc == MPI_SUCCESS && (packed || choice.path == SEND_BY_MPI))  \
+            sendpath_record(m.analysis, &choice, PMPI_Wtime() - start);                        \
         bufpool_give(packed);                                                                  \
         message_done(&m);                                                                      \
         return rc;                                                                             \
@@ -70,28 +70,17 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
     message_done(m);
 }
 
-/* Received packed and unpacked, or by the MPI's own datatype receive, as carrypath.h measures
- * per type and size. */
 EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                     MPI_Status *status)
 {
     message m;
-    if (config_get()->disable || source == MPI_PROC_NULL ||
-        !message_takes(buf, count, type, true, &m))
+    void *packed;
+    if (!packed_receive(buf, count, type, source, &m, &packed))
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
-    carry_choice choice = carrypath_choose(m.analysis, m.bytes, true);
-    const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */
-    void *packed = choice.path == CARRY_PACKED ? bufpool_take(m.bytes) : NULL;
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    int rc = packed ? PMPI_Recv(packed, (int)m.bytes, MPI_PACKED, source, tag, comm, st)
-                    : PMPI_Recv(buf, count, type, source, tag, comm, status);
-    if (packed)
-        message_deliver(&m, packed, rc, st, buf);
-    if (choice.trial >= 0 && rc == MPI_SUCCESS && (packed || choice.path == CARRY_BY_MPI))
-        carrypath_record(m.analysis, &choice, PMPI_Wtime() - start);
-    bufpool_give(packed);
-    message_done(&m);
+    int rc = PMPI_Recv(packed, (int)m.bytes, MPI_PACKED, source, tag, comm, st);
+    finish_receive(&m, packed, rc, st, buf);
     return rc;
 }
 

@@ -11,7 +11,7 @@
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 #include "../p2p/requests.h"
-#include "../p2p/carrypath.h"
+#include "../p2p/sendpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -23,9 +23,8 @@ static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool 
     if (config_get()->disable || peer == MPI_PROC_NULL ||
         !message_takes(buf, count, type, receive, &c->m))
         return false;
-    if (!persistent &&
-        carrypath_for_nonblocking(c->m.analysis, c->m.bytes, receive) == CARRY_BY_MPI) {
-        message_done(&c->m); /* the MPI's datatype path measured faster for this type */
+    if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {
+        message_done(&c->m); /* the MPI's datatype send measured faster for this type */
         return false;
     }
     c->receive = receive;
