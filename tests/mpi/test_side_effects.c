@@ -33,8 +33,24 @@ typedef struct {
     int copies[STEPS], deletes[STEPS];
 } trace;
 
+/* The calls a program makes: through memcomm, or the MPI alone (PMPI_, which memcomm never
+ * sees). */
+typedef struct {
+    int (*commit)(MPI_Datatype *);
+    int (*pack)(const void *, int, MPI_Datatype, void *, int, int *, MPI_Comm);
+    int (*sendrecv)(const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int,
+                    MPI_Comm, MPI_Status *);
+    int (*dup)(MPI_Datatype, MPI_Datatype *);
+    int (*free)(MPI_Datatype *);
+} calls;
+
+static const calls intercepted = {MPI_Type_commit, MPI_Pack, MPI_Sendrecv, MPI_Type_dup,
+                                  MPI_Type_free};
+static const calls alone = {PMPI_Type_commit, PMPI_Pack, PMPI_Sendrecv, PMPI_Type_dup,
+                            PMPI_Type_free};
+
 /* The program's life of a type with attributes on it and on its sub-type. */
-static trace attribute_story(bool intercepted, int keyval)
+static trace attribute_story(const calls *c, int keyval)
 {
     trace tr;
     int step = 0;
@@ -48,41 +64,22 @@ static trace attribute_story(bool intercepted, int keyval)
     MPI_Type_set_attr(column, keyval, NULL);
     MPI_Type_create_resized(column, 0, 8, &narrow);
     MPI_Type_set_attr(narrow, keyval, NULL);
-    if (intercepted) {
-        MPI_Type_commit(&narrow);
-        RECORD();
-        MPI_Pack(data, 3, narrow, packed, sizeof packed, &pos, MPI_COMM_SELF);
-        RECORD();
-        MPI_Sendrecv(data, 3, narrow, 0, 0, back, 3, narrow, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
-        RECORD();
-        MPI_Type_dup(narrow, &dup);
-        RECORD();
-        MPI_Pack(data, 2, dup, packed, sizeof packed, &pos, MPI_COMM_SELF);
-        RECORD();
-        MPI_Type_free(&column);
-        RECORD();
-        MPI_Type_free(&dup);
-        RECORD();
-        MPI_Type_free(&narrow);
-        RECORD();
-    } else {
-        PMPI_Type_commit(&narrow);
-        RECORD();
-        PMPI_Pack(data, 3, narrow, packed, sizeof packed, &pos, MPI_COMM_SELF);
-        RECORD();
-        PMPI_Sendrecv(data, 3, narrow, 0, 0, back, 3, narrow, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
-        RECORD();
-        PMPI_Type_dup(narrow, &dup);
-        RECORD();
-        PMPI_Pack(data, 2, dup, packed, sizeof packed, &pos, MPI_COMM_SELF);
-        RECORD();
-        PMPI_Type_free(&column);
-        RECORD();
-        PMPI_Type_free(&dup);
-        RECORD();
-        PMPI_Type_free(&narrow);
-        RECORD();
-    }
+    c->commit(&narrow);
+    RECORD();
+    c->pack(data, 3, narrow, packed, sizeof packed, &pos, MPI_COMM_SELF);
+    RECORD();
+    c->sendrecv(data, 3, narrow, 0, 0, back, 3, narrow, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    RECORD();
+    c->dup(narrow, &dup);
+    RECORD();
+    c->pack(data, 2, dup, packed, sizeof packed, &pos, MPI_COMM_SELF);
+    RECORD();
+    c->free(&column);
+    RECORD();
+    c->free(&dup);
+    RECORD();
+    c->free(&narrow);
+    RECORD();
     RECORD();
 #undef RECORD
     return tr;
@@ -92,14 +89,14 @@ static void callbacks_as_without_memcomm(void)
 {
     int keyval;
     MPI_Type_create_keyval(count_copy, count_delete, &keyval, NULL);
-    trace mine = attribute_story(true, keyval), alone = attribute_story(false, keyval);
+    trace mine = attribute_story(&intercepted, keyval), without = attribute_story(&alone, keyval);
     for (int i = 0; i < STEPS; i++) {
-        CHECK(mine.copies[i] == alone.copies[i]);
-        CHECK(mine.deletes[i] == alone.deletes[i]);
+        CHECK(mine.copies[i] == without.copies[i]);
+        CHECK(mine.deletes[i] == without.deletes[i]);
     }
     /* what the standard prescribes, as a check on the check: one copy at the dup, deletes
      * when the objects go */
-    CHECK(alone.copies[STEPS - 1] == 1 && alone.deletes[STEPS - 1] == 3);
+    CHECK(without.copies[STEPS - 1] == 1 && without.deletes[STEPS - 1] == 3);
     MPI_Type_free_keyval(&keyval);
 }
 
