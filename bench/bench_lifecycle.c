@@ -36,13 +36,13 @@ static const calls by_method[METHODS] = {
     {MPI_Type_commit, MPI_Type_free, MPI_Send, MPI_Recv},
 };
 
-static void print_result(const char *experiment, const char *pattern, int method, long long bytes,
+static void print_result(const char *role, const char *pattern, int method, long long bytes,
                          const double *t, int reps)
 {
     printf("{\"kind\": \"result\", \"experiment\": \"lifecycle\", \"stopped\": \"fixed\", "
            "\"role\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", \"bytes\": %lld, "
            "\"seconds\": [",
-           experiment, pattern, method_names[method], bytes);
+           role, pattern, method_names[method], bytes);
     for (int r = 0; r < reps; r++)
         printf(r ? ", %.9f" : "%.9f", t[r]);
     printf("]}\n");

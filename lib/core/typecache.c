@@ -152,6 +152,18 @@ static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
     }
 }
 
+/* What the cache holds for `key`: an analysis (retained), `pending`, or NULL. */
+static analysis *peek(uint64_t key)
+{
+    pthread_rwlock_rdlock(&lock);
+    slot *s = find(key);
+    analysis *a = s ? s->value : NULL;
+    if (a && a != &pending)
+        analysis_retain(a);
+    pthread_rwlock_unlock(&lock);
+    return a;
+}
+
 /* First use of a committed type: its analysis (shared by construction) replaces `pending`. */
 static analysis *analyse_pending(MPI_Datatype type, uint64_t key)
 {
@@ -204,12 +216,7 @@ static bool mpi_is_running(void)
 analysis *typecache_acquire(MPI_Datatype type)
 {
     uint64_t key = key_of(type);
-    pthread_rwlock_rdlock(&lock);
-    slot *s = find(key);
-    analysis *a = s ? s->value : NULL;
-    if (a && a != &pending)
-        analysis_retain(a);
-    pthread_rwlock_unlock(&lock);
+    analysis *a = peek(key);
     if (a == &pending)
         return analyse_pending(type, key);
     if (a || !is_predefined(type) || !mpi_is_running())
@@ -234,12 +241,7 @@ void typecache_on_commit(MPI_Datatype type)
 
 void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
 {
-    pthread_rwlock_rdlock(&lock);
-    slot *s = find(key_of(from));
-    analysis *a = s ? s->value : NULL;
-    if (a && a != &pending)
-        analysis_retain(a);
-    pthread_rwlock_unlock(&lock);
+    analysis *a = peek(key_of(from));
     if (!a && !(a = typecache_acquire(from))) /* a predefined type, or one memcomm never saw */
         return;
     /* a dup has the same typemap; share the analysis (or wait for it alike) */
@@ -260,8 +262,7 @@ void typecache_shutdown(void)
 {
     pthread_rwlock_wrlock(&lock);
     for (size_t i = 0; i < cap; i++)
-        if (table[i].value)
-            release_value(table[i].value);
+        release_value(table[i].value);
     free(table);
     table = NULL;
     cap = used = 0;

@@ -13,6 +13,14 @@ typedef struct {
 
 static int64_t magnitude(int64_t x) { return x < 0 ? -x : x; }
 
+/* [*lo, *hi) widened to take in [l, h); `*any`: it held something already. */
+static void widen(int64_t l, int64_t h, bool *any, int64_t *lo, int64_t *hi)
+{
+    *lo = *any && *lo < l ? *lo : l;
+    *hi = *any && *hi > h ? *hi : h;
+    *any = true;
+}
+
 /* The bytes [lo, hi) one instance touches, relative to its origin; false if it has none. */
 static bool extent_of(const ir_node *n, int64_t base, int64_t *lo, int64_t *hi)
 {
@@ -32,23 +40,21 @@ static bool extent_of(const ir_node *n, int64_t base, int64_t *lo, int64_t *hi)
         *hi += reach > 0 ? reach : 0;
         return true;
     }
-    case IR_SEQ:
+    case IR_SEQ: {
+        bool any = false;
+        for (int64_t i = 0; i < n->u.seq.n; i++) {
+            int64_t l, h;
+            if (extent_of(n->u.seq.items[i], base, &l, &h))
+                widen(l, h, &any, lo, hi);
+        }
+        return any;
+    }
     case IR_LIST: {
         bool any = false;
-        int64_t items = n->kind == IR_SEQ ? n->u.seq.n : n->u.list.n;
-        for (int64_t i = 0; i < items; i++) {
-            int64_t l = 0, h = 0;
-            if (n->kind == IR_SEQ ? !extent_of(n->u.seq.items[i], base, &l, &h)
-                                  : n->u.list.lens[i] <= 0)
-                continue;
-            if (n->kind == IR_LIST) {
-                l = base + n->u.list.offs[i];
-                h = l + n->u.list.lens[i];
-            }
-            *lo = any && *lo < l ? *lo : l;
-            *hi = any && *hi > h ? *hi : h;
-            any = true;
-        }
+        for (int64_t i = 0; i < n->u.list.n; i++)
+            if (n->u.list.lens[i] > 0)
+                widen(base + n->u.list.offs[i], base + n->u.list.offs[i] + n->u.list.lens[i],
+                      &any, lo, hi);
         return any;
     }
     }
