@@ -6,6 +6,9 @@
  *   recreate  ddtbench's micro-applications as ddtbench runs them: every outer iteration
  *             builds and commits its datatype, exchanges it 20 times (ping-pong; both ranks
  *             send and receive the datatype) and frees it; per iteration
+ *   requests  n small non-contiguous messages each way (a column of 8 doubles), all sends
+ *             and receives of a rank completed by one MPI_Waitall of 2n requests; per
+ *             Waitall round, n = 1,000, 4,000 and 10,000
  *
  * Prints one JSON object per (pattern, method) with the time of every timed repetition, like
  * bench_pingpong; `memcomm bench lifecycle` turns them into a table. Before timing, the bytes
@@ -29,11 +32,15 @@ typedef struct {
     int (*free)(MPI_Datatype *);
     int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
     int (*recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+    int (*isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*irecv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*waitall)(int, MPI_Request[], MPI_Status[]);
 } calls;
 
 static const calls by_method[METHODS] = {
-    {PMPI_Type_commit, PMPI_Type_free, PMPI_Send, PMPI_Recv},
-    {MPI_Type_commit, MPI_Type_free, MPI_Send, MPI_Recv},
+    {PMPI_Type_commit, PMPI_Type_free, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv,
+     PMPI_Waitall},
+    {MPI_Type_commit, MPI_Type_free, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall},
 };
 
 static void print_result(const char *role, const char *pattern, int method, long long bytes,
@@ -167,6 +174,75 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
     return failures;
 }
 
+/* ---- requests: one Waitall of many small carried messages ---- */
+
+enum { ROWS = 8 };
+
+/* One round: n columns sent to the peer and n received, then one Waitall of all 2n. */
+static void waitall_round(int method, int n, MPI_Datatype column, const double *out, double *in,
+                          MPI_Request *r)
+{
+    const calls *c = &by_method[method];
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < n; i++)
+        c->irecv(in + (size_t)i * ROWS * ROWS, 1, column, 1 - rank, 0, MPI_COMM_WORLD, &r[i]);
+    for (int i = 0; i < n; i++)
+        c->isend(out + (size_t)i * ROWS * ROWS, 1, column, 1 - rank, 0, MPI_COMM_WORLD,
+                 &r[n + i]);
+    c->waitall(2 * n, r, MPI_STATUSES_IGNORE);
+}
+
+static int bench_requests(int rank, int reps, const char *only)
+{
+    static const int sizes[] = {1000, 4000, 10000};
+    MPI_Datatype v, column;
+    MPI_Type_vector(ROWS, 1, ROWS, MPI_DOUBLE, &v);
+    MPI_Type_create_resized(v, 0, sizeof(double), &column);
+    MPI_Type_free(&v);
+    MPI_Type_commit(&column);
+    int failures = 0;
+    double *t = malloc(sizeof *t * (size_t)reps * METHODS);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const int n = sizes[s];
+        char name[96];
+        snprintf(name, sizeof name, "%d columns of 8 doubles each way", n);
+        if (!strstr(name, only))
+            continue;
+        const size_t doubles = (size_t)n * ROWS * ROWS;
+        double *out = malloc(sizeof(double) * doubles), *in[METHODS];
+        MPI_Request *r = malloc(sizeof *r * 2 * (size_t)n);
+        for (size_t k = 0; k < doubles; k++)
+            out[k] = (double)k + 0.5 * rank;
+        for (int m = 0; m < METHODS; m++) {
+            in[m] = calloc(doubles, sizeof(double));
+            waitall_round(m, n, column, out, in[m], r);
+        }
+        if (memcmp(in[M_MPI], in[M_MEMCOMM], sizeof(double) * doubles) != 0) {
+            fprintf(stderr, "bench_lifecycle: memcomm delivers other bytes than the MPI for %s\n",
+                    name);
+            failures++;
+        }
+        for (int rep = 0; rep < reps; rep++)
+            for (int m = 0; m < METHODS; m++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                waitall_round(m, n, column, out, in[m], r);
+                t[m * reps + rep] = MPI_Wtime() - t0;
+            }
+        for (int m = 0; m < METHODS && rank == 0; m++)
+            print_result("one Waitall of 2n requests", name, m, (long long)n * ROWS * 8,
+                         t + m * reps, reps);
+        for (int m = 0; m < METHODS; m++)
+            free(in[m]);
+        free(r);
+        free(out);
+    }
+    free(t);
+    MPI_Type_free(&column);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -192,6 +268,7 @@ int main(int argc, char **argv)
     int np = 0;
     ddtbench_add(patterns, &np); /* their types serve for the size: iterations build their own */
     int failures = bench_recreate(patterns, np, rank, reps, only);
+    failures += bench_requests(rank, reps, only);
     for (int i = 0; i < np; i++)
         MPI_Type_free(&patterns[i].type);
     int any;

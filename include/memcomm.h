@@ -60,6 +60,10 @@ typedef struct {
     unsigned long long analysed_types; /* types decoded, verified and planned (at first use) */
     unsigned long long reused_types;   /* first uses that found the analysis of a type built
                                           the same way */
+    unsigned long long stale_requests; /* carried requests completed behind memcomm's back
+                                          (by PMPI calls), found when their handle came back
+                                          for a new request: their receives were not
+                                          unpacked (docs/errors.md) */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

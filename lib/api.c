@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "../include/memcomm.h"
+#include "core/mpiutil.h"
 #include "core/engine.h"
 #include "core/explain.h"
 #include "core/stats.h"
 #include "plan/probe.h"
 #include "core/typecache.h"
 #include "plan/machine.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 #if !MEMCOMM_HAVE_LARGE_COUNT
 static int fits_int(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
@@ -123,6 +122,7 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->error_calls = s.error_calls;
     out->analysed_types = s.analysed_types;
     out->reused_types = s.reused_types;
+    out->stale_requests = s.stale_requests;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

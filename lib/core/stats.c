@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-    reused_types;
+    reused_types, stale_requests;
 
 void stats_handled(int64_t bytes)
 {
@@ -20,21 +20,32 @@ void stats_analysed(void) { atomic_fetch_add_explicit(&analysed_types, 1, memory
 
 void stats_reused(void) { atomic_fetch_add_explicit(&reused_types, 1, memory_order_relaxed); }
 
+void stats_stale_request(void)
+{
+    atomic_fetch_add_explicit(&stale_requests, 1, memory_order_relaxed);
+}
+
 stats_snapshot stats_read(void)
 {
     stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
                         atomic_load(&fallback_calls), atomic_load(&error_calls),
-                        atomic_load(&analysed_types), atomic_load(&reused_types)};
+                        atomic_load(&analysed_types), atomic_load(&reused_types),
+                        atomic_load(&stale_requests)};
     return s;
 }
 
 void stats_print(FILE *out, int rank)
 {
     stats_snapshot s = stats_read();
+    char stale[96] = ""; /* only programs that complete requests behind memcomm's back */
+    if (s.stale_requests)
+        snprintf(stale, sizeof stale, "; dropped %" PRIu64 " requests completed without memcomm",
+                 s.stale_requests);
+    /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
-            " types, reused %" PRIu64 " analyses\n",
+            " types, reused %" PRIu64 " analyses%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
-            s.analysed_types, s.reused_types);
+            s.analysed_types, s.reused_types, stale);
 }

@@ -7,7 +7,7 @@
 
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-        reused_types;
+        reused_types, stale_requests;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -15,6 +15,7 @@ void stats_fallback(void);
 void stats_error(void);
 void stats_analysed(void);
 void stats_reused(void);
+void stats_stale_request(void);
 stats_snapshot stats_read(void);
 void stats_print(FILE *out, int rank);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "constructions.h"
+#include "mpiutil.h"
 
 /* Open addressing, linear probing, backward-shift deletion; an empty slot has value NULL.
  * Lookups take the read lock; commit, dup and free take the write lock only around the
@@ -21,12 +22,7 @@ static slot *table;
 static size_t cap, used;
 static int keyval = MPI_KEYVAL_INVALID;
 
-static uint64_t key_of(MPI_Datatype type)
-{
-    uint64_t key = 0;
-    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
-    return key;
-}
+static uint64_t key_of(MPI_Datatype type) { return handle_key(type); }
 
 static size_t home(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
 

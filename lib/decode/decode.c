@@ -1,6 +1,7 @@
 #include "decode.h"
 #include "contents.h"
 #include "verify.h"
+#include "../core/mpiutil.h"
 #include "../normalize/normalize.h"
 
 #include <float.h>
@@ -211,8 +212,7 @@ static bool leaf_is_faithful(MPI_Datatype type, const decode_bounds *b, unsigned
         unsigned char map[PROBE_MAX_EXTENT + 1];
     } known[KNOWN];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    uint64_t key = 0;
-    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
+    const uint64_t key = handle_key(type);
     pthread_mutex_lock(&lock);
     int verdict = 0, slot = -1;
     for (int i = 0; i < KNOWN && !verdict; i++) {

@@ -3,12 +3,11 @@
 #include <stdio.h>
 
 #include "../core/config.h"
+#include "../core/mpiutil.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/requests.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 EXPORT int MPI_Finalize(void)
 {
@@ -18,7 +17,7 @@ EXPORT int MPI_Finalize(void)
         stats_print(stderr, rank);
         fflush(stderr);
     }
-    requests_progress(true); /* requests the user freed before they completed */
+    requests_finalize(); /* requests the user freed before they completed */
     typecache_shutdown();
     bufpool_drain();
     return PMPI_Finalize();

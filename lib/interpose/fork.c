@@ -13,7 +13,7 @@
 
 static void before_fork(void)
 {
-    requests_lock();
+    requests_fork_lock();
     typecache_fork_lock();
     constructions_fork_lock();
     bufpool_fork_lock();
@@ -26,7 +26,7 @@ static void in_parent(void)
     bufpool_fork_unlock(false);
     constructions_fork_unlock(false);
     typecache_fork_unlock(false);
-    requests_unlock();
+    requests_fork_unlock(false);
 }
 
 static void in_child(void)
@@ -35,7 +35,7 @@ static void in_child(void)
     bufpool_fork_unlock(true);
     constructions_fork_unlock(true);
     typecache_fork_unlock(true);
-    requests_fork_child();
+    requests_fork_unlock(true);
 }
 
 __attribute__((constructor)) static void register_fork_handlers(void)

@@ -2,11 +2,10 @@
  * packed bytes of the MPI's own format (MPI_PACKED); everything else goes to the MPI as it
  * came (lib/p2p/message.h says which). */
 #include "../core/config.h"
+#include "../core/mpiutil.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 #include "../p2p/sendpath.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
  * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
@@ -78,7 +77,7 @@ EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag
     if (!packed_receive(buf, count, type, source, &m, &packed))
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
     MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Status *st = status_or(status, &own);
     int rc = PMPI_Recv(packed, (int)m.bytes, MPI_PACKED, source, tag, comm, st);
     finish_receive(&m, packed, rc, st, buf);
     return rc;
@@ -93,7 +92,7 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     bool send_packed = packed_send(sendbuf, sendcount, sendtype, dest, &out, &packed_out);
     bool recv_packed = packed_receive(recvbuf, recvcount, recvtype, source, &in, &packed_in);
     MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Status *st = status_or(status, &own);
     int rc = PMPI_Sendrecv(send_packed ? packed_out : sendbuf,
                            send_packed ? (int)out.bytes : sendcount,
                            send_packed ? MPI_PACKED : sendtype, dest, sendtag,
@@ -119,7 +118,7 @@ EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int des
         return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
                                      status);
     MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Status *st = status_or(status, &own);
     int rc = PMPI_Sendrecv_replace(packed, (int)m.bytes, MPI_PACKED, dest, sendtag, source,
                                    recvtag, comm, st);
     finish_receive(&m, packed, rc, st, buf);

@@ -1,9 +1,8 @@
 /* MPI_Pack / MPI_Unpack and the MPI-4 _c variants: kill switch -> engine -> the MPI.
  * One definition per direction, instantiated for int and MPI_Count arguments. */
 #include "../core/config.h"
+#include "../core/mpiutil.h"
 #include "../core/engine.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 static int raise_on(MPI_Comm comm, int error_class)
 {

@@ -3,10 +3,9 @@
 #include <string.h>
 
 #include "../core/config.h"
+#include "../core/mpiutil.h"
 #include "../core/explain.h"
 #include "../core/typecache.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* MEMCOMM_EXPLAIN=1: the decision for one element; calls explain their own counts */
 static void explain_commit(MPI_Datatype datatype)

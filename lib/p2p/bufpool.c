@@ -21,8 +21,12 @@ static int64_t kept_bytes, used_bytes;
 
 void *bufpool_take(int64_t bytes)
 {
-    /* round up so that slightly different message sizes share buffers */
-    int64_t capacity = bytes < 4096 ? 4096 : bytes + bytes / 8;
+    /* round up so that slightly different message sizes share buffers: small ones to a
+     * power of two (many small messages in flight stay on few pages), larger by an eighth */
+    int64_t capacity = bytes + bytes / 8;
+    if (bytes <= 4096)
+        for (capacity = 128; capacity < bytes; capacity *= 2) {
+        }
     pthread_mutex_lock(&lock);
     header **link = &free_list;
     while (*link && (*link)->capacity < bytes)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../core/analysis.h"
+#include "../core/mpiutil.h"
 
 /* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
  * reused for another type) only sends that type through the MPI, which is always correct,
@@ -34,14 +35,12 @@ extern _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
 
 static inline uint64_t message_key(MPI_Datatype type)
 {
-    uint64_t key = 0;
-    memcpy(&key, &type, sizeof type < sizeof key ? sizeof type : sizeof key);
-    return key + 1; /* 0 marks an empty slot */
+    return handle_key(type) + 1; /* 0 marks an empty slot */
 }
 
 static inline _Atomic uint64_t *message_pass_slot(uint64_t key)
 {
-    return &message_passing[(key * 0x9E3779B97F4A7C15ull) >> 56];
+    return &message_passing[handle_hash(key, 8)];
 }
 
 static inline bool message_passes(MPI_Datatype type)

@@ -3,36 +3,144 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "../core/mpiutil.h"
+#include "../core/stats.h"
 #include "bufpool.h"
 
-/* A list, oldest first. A handle has one entry at a time: completion calls hold the lock
- * from testing the MPI to forgetting what completed (requests.h). */
-typedef struct entry {
-    MPI_Request request;
-    carried_request c;
-    bool detached;  /* freed by the user, completed by memcomm */
-    bool delivered; /* unpacked already, when MPI_Request_get_status saw it complete */
-    struct entry *next;
-} entry;
+/* Chained hash table (entries are the chain links, so adding never allocates); the bucket
+ * array doubles when entries outnumber buckets, and stays as it is if that allocation fails
+ * (longer chains, still correct). */
+enum { FIRST_BITS = 6 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static entry *head, **tail = &head;
-static atomic_int outstanding;
+static request_entry **buckets;
+static int bits;
+static size_t entries;
+static request_entry *detached; /* freed by the user while active */
+static request_entry *retired;  /* handed to the MPI at Finalize; buffers kept */
+static atomic_long outstanding; /* entries in the table or detached */
+static atomic_long detached_count;
 
-requests_entry *requests_reserve(void) { return malloc(sizeof(entry)); }
-
-void requests_unreserve(requests_entry *e) { free(e); }
-
-void requests_add(requests_entry *e, MPI_Request request, const carried_request *c)
+static request_entry **bucket_of(MPI_Request request)
 {
-    *e = (entry){request, *c, false, false, NULL};
-    pthread_mutex_lock(&lock);
-    *tail = e;
-    tail = &e->next;
+    return &buckets[handle_hash(handle_key(request), bits)];
+}
+
+/* Under the lock. */
+static request_entry *find_locked(MPI_Request request)
+{
+    if (!buckets || request == MPI_REQUEST_NULL)
+        return NULL;
+    for (request_entry *e = *bucket_of(request); e; e = e->chain)
+        if (e->request == request)
+            return e;
+    return NULL;
+}
+
+static void grow_locked(void)
+{
+    request_entry **fresh = calloc((size_t)1 << (bits + 1), sizeof *fresh);
+    if (!fresh)
+        return;
+    request_entry **old = buckets;
+    const size_t old_n = (size_t)1 << bits;
+    buckets = fresh;
+    bits++;
+    for (size_t i = 0; i < old_n; i++)
+        for (request_entry *e = old[i], *next; e; e = next) {
+            next = e->chain;
+            request_entry **b = bucket_of(e->request);
+            e->chain = *b;
+            *b = e;
+        }
+    free(old);
+}
+
+static void insert_locked(request_entry *e)
+{
+    if (entries >= (size_t)1 << bits)
+        grow_locked();
+    request_entry **b = bucket_of(e->request);
+    e->chain = *b;
+    *b = e;
+    e->in_table = true;
+    entries++;
+}
+
+static void unlink_locked(request_entry *e)
+{
+    for (request_entry **link = bucket_of(e->request); *link; link = &(*link)->chain)
+        if (*link == e) {
+            *link = e->chain;
+            e->in_table = false;
+            entries--;
+            return;
+        }
+}
+
+static void release(request_entry *e)
+{
+    atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
+    bufpool_give(e->c.packed);
+    message_done(&e->c.m);
+    free(e);
+}
+
+/* The entry under `request` is stale unless claimed (its claimer releases it): take it out
+ * of the table; returns it when the caller must release it. Under the lock. */
+static request_entry *supersede_locked(MPI_Request request)
+{
+    request_entry *old = find_locked(request);
+    if (!old)
+        return NULL;
+    unlink_locked(old);
+    if (old->c.receive) /* a send's handle can be the MPI's shared handle of a done request */
+        stats_stale_request();
+    return old->claimed ? NULL : old;
+}
+
+request_entry *requests_reserve(void)
+{
+    static atomic_bool ready; /* the bucket array exists (made once, at the first request) */
+    request_entry *e = malloc(sizeof *e);
+    if (e && !atomic_load_explicit(&ready, memory_order_acquire)) {
+        pthread_mutex_lock(&lock);
+        if (!buckets && (buckets = calloc((size_t)1 << FIRST_BITS, sizeof *buckets)))
+            bits = FIRST_BITS;
+        atomic_store_explicit(&ready, buckets != NULL, memory_order_release);
+        pthread_mutex_unlock(&lock);
+    }
+    if (e && !atomic_load_explicit(&ready, memory_order_acquire)) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void requests_unreserve(request_entry *e) { free(e); }
+
+void requests_add(request_entry *e, MPI_Request request, const carried_request *c)
+{
+    *e = (request_entry){.request = request, .c = *c, .active = true};
     atomic_fetch_add_explicit(&outstanding, 1, memory_order_relaxed);
+    pthread_mutex_lock(&lock);
+    request_entry *stale = supersede_locked(request);
+    insert_locked(e);
     pthread_mutex_unlock(&lock);
+    if (stale)
+        release(stale);
+}
+
+void requests_forget_stale(MPI_Request request)
+{
+    if (request == MPI_REQUEST_NULL || !requests_outstanding())
+        return;
+    pthread_mutex_lock(&lock);
+    request_entry *stale = supersede_locked(request);
+    pthread_mutex_unlock(&lock);
+    if (stale)
+        release(stale);
 }
 
 bool requests_outstanding(void)
@@ -40,118 +148,178 @@ bool requests_outstanding(void)
     return atomic_load_explicit(&outstanding, memory_order_relaxed) > 0;
 }
 
-/* The oldest entry for `request`; NULL if none. Under the lock. */
-static entry *find_locked(MPI_Request request)
+void requests_claim(int count, const MPI_Request requests[], request_claims *out)
 {
-    for (entry *e = head; e; e = e->next)
-        if (e->request == request)
-            return e;
-    return NULL;
-}
-
-/* Take `target` off the list. Under the lock. */
-static entry *unlink_locked(entry *target)
-{
-    for (entry **link = &head; *link; link = &(*link)->next)
-        if (*link == target) {
-            *link = target->next;
-            if (tail == &target->next)
-                tail = link;
-            atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
-            return target;
-        }
-    return NULL;
-}
-
-static void release(entry *e)
-{
-    bufpool_give(e->c.packed);
-    message_done(&e->c.m);
-    free(e);
-}
-
-/* Unpack a finished receive (message_deliver says when it is not). */
-static void deliver(const carried_request *c, int rc, const MPI_Status *status)
-{
-    if (c->receive)
-        message_deliver(&c->m, c->packed, rc, status, c->buf);
-}
-
-void requests_lock(void) { pthread_mutex_lock(&lock); }
-
-void requests_unlock(void) { pthread_mutex_unlock(&lock); }
-
-void requests_fork_child(void) { pthread_mutex_init(&lock, NULL); }
-
-void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status)
-{
-    if (before == MPI_REQUEST_NULL)
-        return;
-    entry *e = find_locked(before);
-    if (!e)
-        return;
-    if (!e->delivered)
-        deliver(&e->c, rc, status);
-    e->delivered = false; /* a persistent receive unpacks again after its next start */
-    if (!e->c.persistent)
-        release(unlink_locked(e));
-}
-
-void requests_peeked_locked(MPI_Request request, int rc, const MPI_Status *status)
-{
-    entry *e = request == MPI_REQUEST_NULL ? NULL : find_locked(request);
-    if (!e || e->delivered)
-        return;
-    deliver(&e->c, rc, status);
-    e->delivered = true;
-}
-
-void requests_start(MPI_Request request)
-{
+    request_entry **tail = &out->first;
+    out->first = NULL;
+    out->receives = 0;
     pthread_mutex_lock(&lock);
-    entry *e = find_locked(request);
-    if (e)
-        e->delivered = false;
-    if (e && e->c.persistent && !e->c.receive)
-        e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count, e->c.packed);
+    for (int i = 0; i < count; i++) {
+        request_entry *e = find_locked(requests[i]);
+        if (!e || e->claimed)
+            continue;
+        e->claimed = true;
+        e->index = i;
+        e->next_claim = NULL;
+        *tail = e;
+        tail = &e->next_claim;
+        out->receives += e->c.receive;
+    }
     pthread_mutex_unlock(&lock);
 }
 
-bool requests_free(MPI_Request *request)
+static void deliver(request_entry *e, int rc, const MPI_Status *status)
+{
+    if (e->c.receive && !e->delivered)
+        message_deliver(&e->c.m, e->c.packed, rc, status, e->c.buf);
+}
+
+void requests_complete(request_entry *e, int rc, const MPI_Status *status)
+{
+    deliver(e, rc, status);
+    e->delivered = false; /* a persistent receive unpacks again after its next start */
+    e->active = false;
+    e->completed = true;
+}
+
+void requests_return(request_claims *claims)
+{
+    request_entry *orphans = NULL;
+    pthread_mutex_lock(&lock);
+    for (request_entry *e = claims->first, *next; e; e = next) {
+        next = e->next_claim;
+        if (e->completed && !e->c.persistent && e->in_table)
+            unlink_locked(e);
+        e->claimed = e->completed = false;
+        if (!e->in_table) { /* nobody else can reach it now */
+            e->next_claim = orphans;
+            orphans = e;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    claims->first = NULL;
+    for (request_entry *e = orphans, *next; e; e = next) {
+        next = e->next_claim;
+        release(e);
+    }
+}
+
+void requests_peeked(request_entry *e, int rc, const MPI_Status *status)
+{
+    deliver(e, rc, status);
+    e->delivered = e->c.receive;
+}
+
+void requests_start(int count, const MPI_Request requests[])
+{
+    request_claims claims;
+    requests_claim(count, requests, &claims);
+    for (request_entry *e = claims.first; e; e = e->next_claim) {
+        e->delivered = false;
+        e->active = true;
+        if (e->c.persistent && !e->c.receive)
+            e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count,
+                                       e->c.packed);
+    }
+    requests_return(&claims);
+}
+
+bool requests_free(MPI_Request *request, int *rc)
 {
     pthread_mutex_lock(&lock);
-    entry *e = find_locked(*request);
-    if (e)
-        e->detached = true;
+    request_entry *e = find_locked(*request);
+    if (e && e->claimed) /* freed while another thread completes it: erroneous; the MPI's */
+        e = NULL;
+    const bool inactive = e && e->c.persistent && !e->active;
+    if (e) {
+        unlink_locked(e);
+        if (!inactive) {
+            e->next_detached = detached;
+            detached = e;
+            atomic_fetch_add_explicit(&detached_count, 1, memory_order_relaxed);
+        }
+    }
     pthread_mutex_unlock(&lock);
     if (!e)
         return false;
+    *rc = inactive ? PMPI_Request_free(&e->request) : MPI_SUCCESS;
+    if (inactive)
+        release(e);
     *request = MPI_REQUEST_NULL;
-    requests_progress(false);
+    requests_progress();
     return true;
 }
 
-void requests_progress(bool wait)
+/* Test each detached request once: finish those done, return the others. */
+static request_entry *test_detached(request_entry *list)
 {
-    if (!requests_outstanding())
-        return;
-    pthread_mutex_lock(&lock);
-    for (entry *e = head, *next; e; e = next) {
-        next = e->next;
-        if (!e->detached)
-            continue;
+    request_entry *pending = NULL;
+    for (request_entry *e = list, *next; e; e = next) {
+        next = e->next_detached;
+        int done = 0;
         MPI_Status status;
-        int done = 0, rc;
-        do { /* at MPI_Finalize (wait), until it is done */
-            rc = PMPI_Test(&e->request, &done, &status);
-        } while (wait && !done && rc == MPI_SUCCESS);
-        if (!done && rc == MPI_SUCCESS)
+        const int rc = PMPI_Test(&e->request, &done, &status);
+        if (!done && rc == MPI_SUCCESS) {
+            e->next_detached = pending;
+            pending = e;
             continue;
+        }
         if (e->c.persistent && e->request != MPI_REQUEST_NULL)
             PMPI_Request_free(&e->request); /* now inactive */
-        if (!e->delivered)
-            deliver(&e->c, rc, &status);
-        release(unlink_locked(e));
+        deliver(e, rc, &status);
+        atomic_fetch_sub_explicit(&detached_count, 1, memory_order_relaxed);
+        release(e);
     }
+    return pending;
+}
+
+/* Take the detached list (tested without the lock, by one thread at a time). */
+static request_entry *take_detached(void)
+{
+    pthread_mutex_lock(&lock);
+    request_entry *list = detached;
+    detached = NULL;
     pthread_mutex_unlock(&lock);
+    return list;
+}
+
+static void put_back_detached(request_entry *list)
+{
+    if (!list)
+        return;
+    pthread_mutex_lock(&lock);
+    request_entry *last = list;
+    while (last->next_detached)
+        last = last->next_detached;
+    last->next_detached = detached;
+    detached = list;
+    pthread_mutex_unlock(&lock);
+}
+
+void requests_progress(void)
+{
+    if (atomic_load_explicit(&detached_count, memory_order_relaxed) > 0)
+        put_back_detached(test_detached(take_detached()));
+}
+
+void requests_finalize(void)
+{
+    if (atomic_load_explicit(&detached_count, memory_order_relaxed) == 0)
+        return;
+    for (request_entry *e = test_detached(take_detached()), *next; e; e = next) {
+        next = e->next_detached;
+        PMPI_Request_free(&e->request); /* the MPI finishes it, as it would the user's */
+        e->next_detached = retired;
+        retired = e;
+    }
+}
+
+void requests_fork_lock(void) { pthread_mutex_lock(&lock); }
+
+void requests_fork_unlock(bool child)
+{
+    if (child)
+        pthread_mutex_init(&lock, NULL);
+    else
+        pthread_mutex_unlock(&lock);
 }

@@ -2,16 +2,33 @@
  *
  * The user holds the MPI's own request for the packed message; this table remembers what
  * memcomm must do when it completes: unpack a receive into the user's buffer, give back the
- * packed buffer. Completion calls pass the handles they held before the MPI completed them
- * (the MPI sets non-persistent ones to MPI_REQUEST_NULL). Persistent requests pack the
- * user's data at each start and stay until freed. A request the user frees before it
- * completes is kept here and completed later (at the next completion call, or at
- * MPI_Finalize), so its buffer outlives the transfer. Thread-safe. */
+ * packed buffer. A hash table keyed by the handle, under one lock held only for table
+ * updates (never across an MPI call, an unpack or a pack).
+ *
+ * Completion calls (completion.h) claim the entries of the handles they pass to the MPI,
+ * call the MPI without the lock, then finish what the MPI completed and unclaim the rest.
+ * A claimed entry belongs to its claimer: if the MPI frees its handle and hands the same
+ * value out for a new request before the claimer is done, the new request gets a fresh
+ * entry and the claimed one is left to its claimer (the handle's "generation" is the entry).
+ *
+ * A handle that comes back from the MPI for a new request while an unclaimed entry still
+ * holds it means the old request was completed behind memcomm's back (a Fortran binding or
+ * another tool calling PMPI_Wait): that entry is dropped (its receive was never unpacked)
+ * and counted (stats: stale requests). memcomm sees the new handle only from the calls it
+ * intercepts; a handle reused by a call it does not intercept (one-sided, I/O, collectives)
+ * and then completed through MPI_Wait would be taken for the stale carried request: this
+ * is documented in docs/errors.md.
+ *
+ * Persistent requests pack the user's data at each start and stay until freed. A request the
+ * user frees while active moves to a list of detached requests, completed by memcomm (at
+ * later completion calls, and at MPI_Finalize, where what has not finished is handed to the
+ * MPI with its buffer kept). Thread-safe. */
 #ifndef MEMCOMM_REQUESTS_H
 #define MEMCOMM_REQUESTS_H
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "message.h"
 
@@ -23,46 +40,78 @@ typedef struct {
     int count;
 } carried_request;
 
+typedef struct request_entry request_entry;
+struct request_entry {
+    MPI_Request request;
+    carried_request c;
+    bool in_table;  /* findable by its handle (not superseded, detached or finished) */
+    bool claimed;   /* by a completion call, which finishes or unclaims it */
+    bool active;    /* started and not completed (non-persistent: from the start) */
+    bool delivered; /* a receive unpacked already, when MPI_Request_get_status saw it */
+    bool completed; /* by the claiming call (requests_complete) */
+    int index;      /* its position in the claiming call's array */
+    MPI_Status status; /* read by completion calls that have no status array of their own */
+    request_entry *chain, *next_claim, *next_detached;
+};
+
 /* Memory for remembering one request, taken before the MPI starts it: once started, a
  * carried request must be finished by memcomm, so running out of memory must happen before
  * (the call then goes to the MPI unchanged). NULL when memory is short. */
-typedef struct entry requests_entry;
-requests_entry *requests_reserve(void);
-void requests_unreserve(requests_entry *e);
+request_entry *requests_reserve(void);
+void requests_unreserve(request_entry *e);
 
 /* Remember a request the MPI just returned for a carried message, in a reserved entry
- * (takes over m and packed). */
-void requests_add(requests_entry *e, MPI_Request request, const carried_request *c);
+ * (takes over c's message and packed buffer). */
+void requests_add(request_entry *e, MPI_Request request, const carried_request *c);
+
+/* A call memcomm passed to the MPI unchanged returned `request`: an unclaimed entry still
+ * under that handle is stale (see above) and is dropped. */
+void requests_forget_stale(MPI_Request request);
 
 /* Whether any carried request is outstanding: when not, completion calls go straight to the
- * MPI. */
+ * MPI after this one atomic load. */
 bool requests_outstanding(void);
 
-/* Completion calls test the MPI with the table locked, and tell it what completed before
- * unlocking: between the MPI freeing a handle and memcomm forgetting it, no other thread can
- * be given that handle for a new request and complete it (it needs the lock to be added). */
-void requests_lock(void);
-void requests_unlock(void);
-/* After fork(), in the child: the lock made anew (interpose/fork.c). */
-void requests_fork_child(void);
+/* The entries of the non-null handles among requests[0..count), claimed, in ascending
+ * index order (each knows its index); `receives` counts the receives among them. An entry
+ * claimed already (the same handle twice in one array) is not claimed again. */
+typedef struct {
+    request_entry *first;
+    int receives;
+} request_claims;
+void requests_claim(int count, const MPI_Request requests[], request_claims *out);
 
-/* With the lock held: the MPI completed the request that was `before` (return code `rc`, its
- * status): unpack a receive that succeeded and was not cancelled; release what a
- * non-persistent request held. */
-void requests_complete_locked(MPI_Request before, int rc, const MPI_Status *status);
+/* The MPI completed claimed `e` with return code `rc` (the request's own) and `status`:
+ * unpack a receive that succeeded, was not cancelled and was not unpacked already. Without
+ * the lock; requests_return then releases a non-persistent request. */
+void requests_complete(request_entry *e, int rc, const MPI_Status *status);
 
-/* With the lock held: MPI_Request_get_status found `request` complete without completing
+/* Give back every claim of a call, with one lock: completed non-persistent requests leave
+ * the table and are released, persistent ones stay (inactive), the others stay as they
+ * were; a claimed entry superseded meanwhile (see above) is released. */
+void requests_return(request_claims *claims);
+
+/* MPI_Request_get_status and its array forms found claimed `e` complete without completing
  * it. The user may read a receive's buffer from now on, so it is unpacked now, once. */
-void requests_peeked_locked(MPI_Request request, int rc, const MPI_Status *status);
+void requests_peeked(request_entry *e, int rc, const MPI_Status *status);
 
-/* MPI_Start of a persistent request: pack a carried send's data now. */
-void requests_start(MPI_Request request);
+/* MPI_Start / MPI_Startall: pack carried persistent sends' data now. */
+void requests_start(int count, const MPI_Request requests[]);
 
-/* MPI_Request_free: true if memcomm took over freeing `*request` (set to MPI_REQUEST_NULL);
- * an active carried request is completed later, an inactive persistent one freed now. */
-bool requests_free(MPI_Request *request);
+/* MPI_Request_free: true if `*request` is carried, and then `*rc` is the call's result and
+ * `*request` MPI_REQUEST_NULL (an active carried request is completed later, an inactive
+ * persistent one freed now). */
+bool requests_free(MPI_Request *request, int *rc);
 
-/* Complete freed requests that have finished; at MPI_Finalize, wait for all of them. */
-void requests_progress(bool wait);
+/* Complete the detached requests that have finished (never waits). */
+void requests_progress(void);
+
+/* At MPI_Finalize: complete the detached requests that have finished, and hand the others
+ * to the MPI (MPI_Request_free), keeping their buffers, which the MPI may still use. */
+void requests_finalize(void);
+
+/* Held across fork() (interpose/fork.c); the child makes the lock anew. */
+void requests_fork_lock(void);
+void requests_fork_unlock(bool child);
 
 #endif
