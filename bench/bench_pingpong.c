@@ -122,7 +122,7 @@ static int measure(const pattern *p, int rank, int reps)
         int (*receive)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) =
             method == M_MEMCOMM && p->inner > 1 ? MPI_Recv : PMPI_Recv;
         /* 8 warm-up round trips, discarded: they also cover memcomm's first sends of a type,
-         * which time both paths to pick one (lib/p2p/sendpath.h) */
+         * which time both paths to pick one (lib/core/sendpath.h) */
         for (int r = -WARMUP; r < reps; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();

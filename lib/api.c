@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "../include/memcomm.h"
-#include "core/mpiutil.h"
+#include "base/mpiutil.h"
 #include "core/engine.h"
 #include "core/explain.h"
 #include "core/stats.h"
-#include "plan/probe.h"
+#include "kernel/probe.h"
 #include "core/typecache.h"
 #include "plan/machine.h"
 

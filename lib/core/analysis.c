@@ -7,8 +7,9 @@
 #include "config.h"
 #include "stats.h"
 #include "../normalize/normalize.h"
+#include "../kernel/kernel.h"
 #include "../plan/overlap.h"
-#include "../p2p/sendpath.h"
+#include "sendpath.h"
 
 analysis *analysis_create(MPI_Datatype type)
 {
@@ -39,6 +40,7 @@ analysis *analysis_create(MPI_Datatype type)
     }
     a->normal = normal;
     plan_build(normal, a->bounds.size, a->bounds.extent, machine_get(), &a->plan);
+    kernel_select(&a->plan);
     a->supported = true;
     return a;
 }

@@ -21,7 +21,7 @@ typedef struct {
     const ir_node *normal;
     plan plan;
     ir_arena arena;
-    _Atomic(sendpath_table *) send_paths; /* p2p/sendpath.c: measured per size, lazily */
+    _Atomic(sendpath_table *) send_paths; /* sendpath.c: measured per size, lazily */
     _Atomic int64_t unpack_disjoint_upto; /* see analysis_unpack_disjoint; -1 not yet known */
 } analysis;
 

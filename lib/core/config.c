@@ -1,5 +1,5 @@
 #include "config.h"
-#include "units.h"
+#include "../base/units.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "constructions.h"
-#include "mpiutil.h"
+#include "../base/mpiutil.h"
 
 /* Open addressing, linear probing, backward-shift deletion; an empty slot has value NULL.
  * Lookups take the read lock; commit, dup and free take the write lock only around the

@@ -1,7 +1,7 @@
 #include "decode.h"
 #include "contents.h"
 #include "verify.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../normalize/normalize.h"
 
 #include <float.h>

@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-#include "../core/ir.h"
+#include "../base/ir.h"
 
 typedef struct {
     int64_t size, lb, extent, true_lb, true_extent;

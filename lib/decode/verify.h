@@ -14,7 +14,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-#include "../core/ir.h"
+#include "../base/ir.h"
 
 enum { VERIFY_MAX_SPAN = 1 << 20 };
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "../core/config.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"

@@ -2,10 +2,10 @@
  * packed bytes of the MPI's own format (MPI_PACKED); everything else goes to the MPI as it
  * came (lib/p2p/message.h says which). */
 #include "../core/config.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
-#include "../p2p/sendpath.h"
+#include "../core/sendpath.h"
 
 /* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
  * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
@@ -34,7 +34,7 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
     return carried(buf, count, type, peer, false, true, m, packed);
 }
 
-/* Blocking sends: packed, or the MPI's own datatype send, as lib/p2p/sendpath.h measures
+/* Blocking sends: packed, or the MPI's own datatype send, as lib/core/sendpath.h measures
  * per type and size (the first sends of each are timed trials of both). */
 #define SEND_SHIM(NAME, PNAME)                                                                 \
     EXPORT int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \

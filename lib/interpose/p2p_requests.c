@@ -5,12 +5,12 @@
  * unpacks receives and gives buffers back. With no carried request outstanding, they go to
  * the MPI after one atomic load. */
 #include "../core/config.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/completion.h"
 #include "../p2p/message.h"
 #include "../p2p/requests.h"
-#include "../p2p/sendpath.h"
+#include "../core/sendpath.h"
 
 /* A carried message: packed now for a send, a landing buffer for a receive, and (when `slot`
  * is given, for a request) the table entry that will remember it. */

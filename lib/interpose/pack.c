@@ -1,7 +1,7 @@
 /* MPI_Pack / MPI_Unpack and the MPI-4 _c variants: kill switch -> engine -> the MPI.
  * One definition per direction, instantiated for int and MPI_Count arguments. */
 #include "../core/config.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../core/engine.h"
 
 static int raise_on(MPI_Comm comm, int error_class)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../core/config.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../core/explain.h"
 #include "../core/typecache.h"
 

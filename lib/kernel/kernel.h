@@ -7,6 +7,13 @@
 
 #include "../plan/plan.h"
 
+/* Bind the kernels that run a built plan (plan_build): pack, unpack, the transposing copy and
+ * the records shuffles where the machine's SIMD has them, and the kernel's name. */
+void kernel_select(plan *p);
+
+/* The records kernel's shuffles for a list, if its fields fit. */
+bool kernel_records_for(const plan_list *l, plan_records *out);
+
 /* Steps an odometer over dims [0, last] of a strided form, moving `*base` with it; false once
  * it wraps around (the walk is done). Shared by the strided and list walks. */
 static inline __attribute__((always_inline)) bool kernel_next_outer(const plan_strided *s, int last,

@@ -15,7 +15,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-bool plan_records_for(const plan_list *l, plan_records *out)
+bool kernel_records_for(const plan_list *l, plan_records *out)
 {
     memset(out, 0, sizeof *out);
     int64_t lo = INT64_MAX, hi = INT64_MIN, size = 0;
@@ -112,7 +112,7 @@ kernel_records_unpack(const plan *p, char *typed, int64_t count, char *packed)
 
 #else
 
-bool plan_records_for(const plan_list *l, plan_records *out)
+bool kernel_records_for(const plan_list *l, plan_records *out)
 {
     (void)l;
     memset(out, 0, sizeof *out);

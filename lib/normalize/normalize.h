@@ -10,7 +10,7 @@
 #ifndef MEMCOMM_NORMALIZE_H
 #define MEMCOMM_NORMALIZE_H
 
-#include "../core/ir.h"
+#include "../base/ir.h"
 
 typedef bool (*norm_pass)(ir_arena *arena, const ir_node **node);
 

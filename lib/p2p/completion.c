@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "requests.h"
 
 /* ---- what a call did to each claimed request ---- */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../core/analysis.h"
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 
 /* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
  * reused for another type) only sends that type through the MPI, which is always correct,

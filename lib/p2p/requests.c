@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "../core/mpiutil.h"
+#include "../base/mpiutil.h"
 #include "../core/stats.h"
 #include "bufpool.h"
 

@@ -1,5 +1,5 @@
 #include "machine.h"
-#include "../core/units.h"
+#include "../base/units.h"
 
 #include <pthread.h>
 #include <stdbool.h>

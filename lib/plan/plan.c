@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernel/kernel.h"
 
 /* The loops above the innermost non-loop node; returns that node (NULL if too deep). */
 static const ir_node *peel_loops(const ir_node *n, plan_strided *out)
@@ -161,31 +160,10 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->simd_bytes = m->value[MACHINE_SIMD];
     if (plan_as_strided(normal, &out->strided)) {
         out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;
-        out->pack = out->kind == PLAN_CONTIG ? kernel_contig_pack
-                                             : kernel_strided_pack_for(out->strided.block);
-        out->unpack = out->kind == PLAN_CONTIG ? kernel_contig_unpack
-                                               : kernel_strided_unpack_for(out->strided.block);
-        out->kernel_name = out->kind == PLAN_CONTIG ? "contiguous" : "strided";
-        if (out->kind == PLAN_STRIDED)
-            out->transpose = kernel_transpose_for(out->strided.block, out->simd_bytes);
-        return;
-    }
-    if (plan_as_list(normal, &out->strided, &out->list)) {
+    } else if (plan_as_list(normal, &out->strided, &out->list)) {
         out->kind = PLAN_LIST;
-        out->pack = kernel_list_pack;
-        out->unpack = kernel_list_unpack;
-        out->kernel_name = "list";
-        if (out->simd_bytes >= MACHINE_SIMD_AVX2 && plan_records_for(&out->list, &out->records)) {
-            out->pack = kernel_records_pack; /* SSSE3, which every AVX2 CPU has */
-            if (out->simd_bytes >= MACHINE_SIMD_AVX512) /* masked byte stores */
-                out->unpack = kernel_records_unpack;
-            out->kernel_name = "records";
-        }
-        return;
+    } else {
+        out->kind = PLAN_TREE;
+        out->tree = normal;
     }
-    out->kind = PLAN_TREE;
-    out->tree = normal;
-    out->pack = kernel_tree_pack;
-    out->unpack = kernel_tree_unpack;
-    out->kernel_name = "tree";
 }

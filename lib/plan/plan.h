@@ -8,7 +8,7 @@
 #ifndef MEMCOMM_PLAN_H
 #define MEMCOMM_PLAN_H
 
-#include "../core/ir.h"
+#include "../base/ir.h"
 #include "machine.h"
 
 enum { PLAN_MAX_DIMS = 8 };
@@ -82,7 +82,8 @@ struct plan {
 };
 
 /* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a
- * machine (tests pass their own). */
+ * machine (tests pass their own): its kind and walk. The kernels that run it are bound by
+ * kernel_select (kernel.h), which knows what each kernel and the machine's SIMD can do. */
 void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m, plan *out);
 
 /* R_p: pages an innermost loop of n references to blocks of W bytes, S bytes apart, touches
@@ -98,10 +99,6 @@ bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entrie
 /* Whether a strided walk (after the call's count is added) is transpose-like and the plan has
  * a transposing kernel for it; if so, its tiling. */
 bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out);
-
-/* The records kernel's shuffles for a list, if its fields fit (pure; in kernel/records.c
- * because it builds SIMD masks). */
-bool plan_records_for(const plan_list *l, plan_records *out);
 
 /* Whether `count` instances are one dimension of records in ascending memory, apart by at
  * least their span, as the records kernel needs; if so, that dimension in `s`. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../check.h"
-#include "core/ir.h"
+#include "base/ir.h"
 #include "kernel/kernel.h"
 #include "normalize/normalize.h"
 #include "plan/plan.h"
@@ -138,6 +138,7 @@ int main(void)
         m.value[MACHINE_SIMD] = widths[trial / 2 % 3] <= simd ? widths[trial / 2 % 3] : simd;
         plan p;
         plan_build(normal, raw->size, extent, &m, &p);
+        kernel_select(&p);
         plan_strided s_count;
         plan_tiles tiles;
         plan_transpose tr;

@@ -1,6 +1,6 @@
 /* Each normalization pass on hand-built trees: what it rewrites, and what it must leave. */
 #include "../check.h"
-#include "core/ir.h"
+#include "base/ir.h"
 #include "normalize/normalize.h"
 
 static ir_arena A;

@@ -1,6 +1,6 @@
 /* The planner's TLB model (001 sec. 5.3) on captured machines: golden inputs, expected plans. */
 #include "../check.h"
-#include "core/units.h"
+#include "base/units.h"
 #include "plan/overlap.h"
 #include "plan/plan.h"
 

@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "../core/config.h"
+#include "config.h"
 
 enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 

@@ -15,7 +15,7 @@
  * sequential stores avoid most of what streaming saves a transpose.) */
 #include "probe.h"
 
-#include "../kernel/kernel.h"
+#include "kernel.h"
 
 #include <stdlib.h>
 #include <string.h>

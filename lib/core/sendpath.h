@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/analysis.h"
+#include "analysis.h"
 
 typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
