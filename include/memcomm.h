@@ -64,6 +64,8 @@ typedef struct {
                                           (by PMPI calls), found when their handle came back
                                           for a new request: their receives were not
                                           unpacked (docs/errors.md) */
+    unsigned long long allocations;    /* heap allocations memcomm asked for, failed ones
+                                          included (MEMCOMM_FAIL_ALLOC counts the same) */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

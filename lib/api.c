@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../include/memcomm.h"
+#include "base/alloc.h"
 #include "base/mpiutil.h"
 #include "core/engine.h"
 #include "core/explain.h"
@@ -123,6 +124,7 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->analysed_types = s.analysed_types;
     out->reused_types = s.reused_types;
     out->stale_requests = s.stale_requests;
+    out->allocations = mc_allocations();
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

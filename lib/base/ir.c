@@ -1,4 +1,5 @@
 #include "ir.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ void *ir_arena_alloc(ir_arena *a, size_t bytes)
     ir_arena_chunk *c = a->head;
     if (!c || c->cap - c->used < bytes) {
         size_t cap = bytes > CHUNK_BYTES ? bytes : CHUNK_BYTES;
-        c = malloc(sizeof *c + cap);
+        c = mc_malloc(sizeof *c + cap);
         if (!c)
             return NULL;
         c->cap = cap;

@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "../base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 
 analysis *analysis_create(MPI_Datatype type)
 {
-    analysis *a = calloc(1, sizeof *a);
+    analysis *a = mc_calloc(1, sizeof *a);
     if (!a)
         return NULL;
     atomic_init(&a->refs, 1);

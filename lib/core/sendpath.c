@@ -1,4 +1,5 @@
 #include "sendpath.h"
+#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,7 +37,7 @@ static sendpath_table *table_of(analysis *a)
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (t)
         return t;
-    sendpath_table *fresh = calloc(1, sizeof *fresh);
+    sendpath_table *fresh = mc_calloc(1, sizeof *fresh);
     if (!fresh)
         return NULL;
     pthread_mutex_init(&fresh->lock, NULL);

@@ -1,4 +1,5 @@
 #include "typecache.h"
+#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static bool grow(void)
     size_t old_cap = cap;
     slot *old = table;
     size_t new_cap = cap ? cap * 2 : 64;
-    slot *fresh = calloc(new_cap, sizeof *fresh);
+    slot *fresh = mc_calloc(new_cap, sizeof *fresh);
     if (!fresh)
         return false;
     table = fresh;

@@ -1,4 +1,5 @@
 #include "construction.h"
+#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ static bool append(construction *c, const void *data, size_t len)
         size_t cap = c->cap ? c->cap : 256;
         while (cap < c->len + len)
             cap *= 2;
-        unsigned char *grown = realloc(c->bytes, cap);
+        unsigned char *grown = mc_realloc(c->bytes, cap);
         if (!grown)
             return false;
         c->bytes = grown;

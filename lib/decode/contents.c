@@ -1,4 +1,5 @@
 #include "contents.h"
+#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +74,10 @@ bool contents_fetch(MPI_Datatype type, contents *c)
     if (c->combiner == MPI_COMBINER_NAMED)
         return true;
     /* +1 so that zero-length requests still get a distinct, freeable pointer */
-    c->ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    c->addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    c->counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
-    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    c->ints = mc_malloc(sizeof(int) * (size_t)(ni + 1));
+    c->addrs = mc_malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    c->counts = mc_malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
+    c->types = mc_malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
     if (!c->ints || !c->addrs || !c->counts || !c->types) {
         c->nd = 0;
         contents_release(c);

@@ -1,4 +1,5 @@
 #include "verify.h"
+#include "../base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ bool verify_against_mpi(MPI_Datatype type, bool committed, const ir_node *raw, c
     if (b.size > VERIFY_MAX_SPAN || hi - lo > VERIFY_MAX_SPAN || raw->size != b.size)
         return raw->size == b.size;
     size_t span = (size_t)(hi - lo) + 2 * GUARD, packed = (size_t)(2 * b.size);
-    unsigned char *src = malloc(span), *want = malloc(packed), *got = malloc(packed);
+    unsigned char *src = mc_malloc(span), *want = mc_malloc(packed), *got = mc_malloc(packed);
     bool same = false;
     if (src && want && got) {
         uint64_t x = 0x9E3779B97F4A7C15ull;

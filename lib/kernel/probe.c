@@ -14,6 +14,7 @@
  * which streaming is faster, up to the largest measured. (A plain memcpy is no guide: its
  * sequential stores avoid most of what streaming saves a transpose.) */
 #include "probe.h"
+#include "../base/alloc.h"
 
 #include "kernel.h"
 
@@ -47,7 +48,7 @@ static uint64_t next_random(uint64_t *state)
 /* Nanoseconds per step of a chase through one line in each of `pages` pages (median of 5). */
 static double chase_ns(char *area, int64_t pages, int64_t page_size, int64_t line_size)
 {
-    int64_t *order = malloc(sizeof *order * (size_t)pages);
+    int64_t *order = mc_malloc(sizeof *order * (size_t)pages);
     if (!order)
         return -1;
     for (int64_t i = 0; i < pages; i++)
@@ -128,7 +129,7 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
 
     /* TLB: pages from 4 to 4096, in steps of about 1/8 */
     const int64_t max_pages = 4096;
-    char *area = aligned_alloc((size_t)page_size, (size_t)(max_pages * page_size));
+    char *area = mc_aligned_alloc((size_t)page_size, (size_t)(max_pages * page_size));
     if (!area)
         return -1;
     memset(area, 0, (size_t)(max_pages * page_size)); /* map every page now */
@@ -151,7 +152,7 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
     /* streaming threshold: the transposing kernel (the one that streams) with and without
      * streaming stores, on square matrices of doubles from 1 to 128 MiB */
     const int64_t max_bytes = 128 << 20;
-    char *src = aligned_alloc(64, (size_t)max_bytes), *dst = aligned_alloc(64, (size_t)max_bytes);
+    char *src = mc_aligned_alloc(64, (size_t)max_bytes), *dst = mc_aligned_alloc(64, (size_t)max_bytes);
     if (!src || !dst) {
         free(src);
         free(dst);

@@ -1,4 +1,5 @@
 #include "normalize.h"
+#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -353,7 +354,7 @@ static size_t slot_of(const memo *m, const ir_node *key)
 
 static bool memo_grow(memo *m)
 {
-    memo bigger = {calloc(m->cap * 2, sizeof(void *)), calloc(m->cap * 2, sizeof(void *)),
+    memo bigger = {mc_calloc(m->cap * 2, sizeof(void *)), mc_calloc(m->cap * 2, sizeof(void *)),
                    m->cap * 2, m->used};
     if (!bigger.keys || !bigger.values) {
         free(bigger.keys);
@@ -416,7 +417,7 @@ static const ir_node *visit(ir_arena *arena, memo *m, const ir_node *node)
 
 const ir_node *norm_tree(ir_arena *arena, const ir_node *root)
 {
-    memo m = {calloc(64, sizeof(void *)), calloc(64, sizeof(void *)), 64, 0};
+    memo m = {mc_calloc(64, sizeof(void *)), mc_calloc(64, sizeof(void *)), 64, 0};
     const ir_node *out = m.keys && m.values ? visit(arena, &m, root) : NULL;
     free(m.keys);
     free(m.values);

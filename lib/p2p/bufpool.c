@@ -1,4 +1,5 @@
 #include "bufpool.h"
+#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -46,7 +47,7 @@ void *bufpool_take(int64_t bytes)
     if (!within)
         return NULL;
     if (!h) {
-        h = aligned_alloc(64, (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64);
+        h = mc_aligned_alloc(64, (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64);
         if (!h) {
             pthread_mutex_lock(&lock);
             used_bytes -= capacity;

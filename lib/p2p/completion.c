@@ -1,4 +1,5 @@
 #include "completion.h"
+#include "../base/alloc.h"
 
 #include <stdlib.h>
 
@@ -46,7 +47,7 @@ static bool statuses_for(status_array *s, int count, MPI_Status *given, int rece
         s->statuses = s->small;
         return true;
     }
-    s->statuses = malloc(sizeof(MPI_Status) * (size_t)count);
+    s->statuses = mc_malloc(sizeof(MPI_Status) * (size_t)count);
     s->allocated = s->statuses != NULL;
     return s->allocated;
 }

@@ -1,4 +1,5 @@
 #include "requests.h"
+#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,6 +20,11 @@ static int bits;
 static size_t entries;
 static request_entry *detached; /* freed by the user while active */
 static request_entry *retired;  /* handed to the MPI at Finalize; buffers kept */
+/* Entries given back, kept for the next requests (at most SPARE_MAX, a few hundred KiB):
+ * a program that keeps n requests in flight allocates n entries once. */
+enum { SPARE_MAX = 1024 };
+static request_entry *spare;
+static int spares;
 static atomic_long outstanding; /* entries in the table or detached */
 static atomic_long detached_count;
 
@@ -40,7 +46,7 @@ static request_entry *find_locked(MPI_Request request)
 
 static void grow_locked(void)
 {
-    request_entry **fresh = calloc((size_t)1 << (bits + 1), sizeof *fresh);
+    request_entry **fresh = mc_calloc((size_t)1 << (bits + 1), sizeof *fresh);
     if (!fresh)
         return;
     request_entry **old = buckets;
@@ -79,12 +85,27 @@ static void unlink_locked(request_entry *e)
         }
 }
 
+/* An entry's memory back to the spares, or freed. */
+static void recycle(request_entry *e)
+{
+    pthread_mutex_lock(&lock);
+    const bool keep = spares < SPARE_MAX;
+    if (keep) {
+        e->chain = spare;
+        spare = e;
+        spares++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!keep)
+        free(e);
+}
+
 static void release(request_entry *e)
 {
     atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
     bufpool_give(e->c.packed);
     message_done(&e->c.m);
-    free(e);
+    recycle(e);
 }
 
 /* The entry under `request` is stale unless claimed (its claimer releases it): take it out
@@ -102,23 +123,22 @@ static request_entry *supersede_locked(MPI_Request request)
 
 request_entry *requests_reserve(void)
 {
-    static atomic_bool ready; /* the bucket array exists (made once, at the first request) */
-    request_entry *e = malloc(sizeof *e);
-    if (e && !atomic_load_explicit(&ready, memory_order_acquire)) {
-        pthread_mutex_lock(&lock);
-        if (!buckets && (buckets = calloc((size_t)1 << FIRST_BITS, sizeof *buckets)))
-            bits = FIRST_BITS;
-        atomic_store_explicit(&ready, buckets != NULL, memory_order_release);
-        pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&lock);
+    request_entry *e = spare;
+    if (e) {
+        spare = e->chain;
+        spares--;
+    } else if (!buckets && (buckets = mc_calloc((size_t)1 << FIRST_BITS, sizeof *buckets))) {
+        bits = FIRST_BITS;
     }
-    if (e && !atomic_load_explicit(&ready, memory_order_acquire)) {
-        free(e);
-        return NULL;
-    }
+    const bool ready = buckets != NULL;
+    pthread_mutex_unlock(&lock);
+    if (!e && ready)
+        e = mc_malloc(sizeof *e);
     return e;
 }
 
-void requests_unreserve(request_entry *e) { free(e); }
+void requests_unreserve(request_entry *e) { recycle(e); }
 
 void requests_add(request_entry *e, MPI_Request request, const carried_request *c)
 {
@@ -304,6 +324,15 @@ void requests_progress(void)
 
 void requests_finalize(void)
 {
+    pthread_mutex_lock(&lock);
+    request_entry *kept = spare;
+    spare = NULL;
+    spares = 0;
+    pthread_mutex_unlock(&lock);
+    for (request_entry *e = kept, *next; e; e = next) {
+        next = e->chain;
+        free(e);
+    }
     if (atomic_load_explicit(&detached_count, memory_order_relaxed) == 0)
         return;
     for (request_entry *e = test_detached(take_detached()), *next; e; e = next) {

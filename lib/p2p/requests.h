@@ -106,8 +106,9 @@ bool requests_free(MPI_Request *request, int *rc);
 /* Complete the detached requests that have finished (never waits). */
 void requests_progress(void);
 
-/* At MPI_Finalize: complete the detached requests that have finished, and hand the others
- * to the MPI (MPI_Request_free), keeping their buffers, which the MPI may still use. */
+/* At MPI_Finalize: free the spare entries; complete the detached requests that have
+ * finished, and hand the others to the MPI (MPI_Request_free), keeping their buffers, which
+ * the MPI may still use. */
 void requests_finalize(void);
 
 /* Held across fork() (interpose/fork.c); the child makes the lock anew. */

@@ -1,4 +1,5 @@
 #include "overlap.h"
+#include "../base/alloc.h"
 
 #include <stdlib.h>
 
@@ -130,7 +131,7 @@ static bool sorted_disjoint_blocks(const ir_node *n, spans *v)
 {
     v->n = 0;
     v->cap = blocks_of(n, OVERLAP_MAX_BLOCKS + 1);
-    v->at = v->cap <= OVERLAP_MAX_BLOCKS ? malloc(sizeof *v->at * (size_t)(v->cap + 1)) : NULL;
+    v->at = v->cap <= OVERLAP_MAX_BLOCKS ? mc_malloc(sizeof *v->at * (size_t)(v->cap + 1)) : NULL;
     if (!v->at || !collect(n, 0, v))
         return false;
     qsort(v->at, (size_t)v->n, sizeof *v->at, by_start);
