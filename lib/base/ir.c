@@ -1,10 +1,11 @@
 #include "ir.h"
-#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
 
 struct ir_arena_chunk {
     ir_arena_chunk *next;

@@ -1,10 +1,10 @@
 #include "analysis.h"
-#include "../base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/alloc.h"
 #include "config.h"
 #include "stats.h"
 #include "../normalize/normalize.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/forklock.h"
 #include "../decode/construction.h"
 #include "stats.h"
 
@@ -114,13 +115,7 @@ analysis *constructions_analysis(MPI_Datatype type)
 
 void constructions_fork_lock(void) { pthread_mutex_lock(&lock); }
 
-void constructions_fork_unlock(bool child)
-{
-    if (child)
-        pthread_mutex_init(&lock, NULL);
-    else
-        pthread_mutex_unlock(&lock);
-}
+void constructions_fork_unlock(bool child) { forklock_release(&lock, child); }
 
 void constructions_shutdown(void)
 {

@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "../base/forklock.h"
+
 /* CUDA driver API: cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr); a
  * pointer CUDA does not know fails (an ordinary host allocation) or says host. */
 typedef int (*cuda_attribute_fn)(void *data, int attribute, uintptr_t pointer);
@@ -70,10 +72,4 @@ bool device_memory(const void *p)
 
 void device_fork_lock(void) { pthread_mutex_lock(&iterating); }
 
-void device_fork_unlock(bool child)
-{
-    if (child)
-        pthread_mutex_init(&iterating, NULL);
-    else
-        pthread_mutex_unlock(&iterating);
-}
+void device_fork_unlock(bool child) { forklock_release(&iterating, child); }

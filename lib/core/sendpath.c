@@ -1,10 +1,10 @@
 #include "sendpath.h"
-#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../base/alloc.h"
 #include "config.h"
 
 enum { SIZE_CLASSES = 48, UNDECIDED = -1 };

@@ -1,10 +1,10 @@
 #include "typecache.h"
-#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/alloc.h"
 #include "constructions.h"
 #include "../base/mpiutil.h"
 

@@ -1,9 +1,9 @@
 #include "construction.h"
-#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/alloc.h"
 #include "contents.h"
 
 enum { MAX_DEPTH = 64 };

@@ -1,8 +1,9 @@
 #include "contents.h"
-#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "../base/alloc.h"
 
 bool contents_is_constructed(int combiner)
 {

@@ -1,10 +1,10 @@
 #include "verify.h"
-#include "../base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/alloc.h"
 #include "decode.h"
 
 enum { GUARD = 4096 };

@@ -1,11 +1,10 @@
-/* Blocking point-to-point calls: a non-contiguous datatype memcomm handles travels as the
+/* Blocking point-to-point calls (MPI_Mrecv included): a non-contiguous datatype memcomm handles travels as the
  * packed bytes of the MPI's own format (MPI_PACKED); everything else goes to the MPI as it
  * came (lib/p2p/message.h says which). */
-#include "../core/config.h"
 #include "../base/mpiutil.h"
+#include "../core/sendpath.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
-#include "../core/sendpath.h"
 
 /* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
  * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
@@ -13,8 +12,7 @@
 static bool carried(const void *buf, int count, MPI_Datatype type, int peer, bool fill,
                     bool receive, message *m, void **packed)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL ||
-        !message_takes(buf, count, type, receive, m))
+    if (!message_carries(buf, count, type, peer, receive, m))
         return false;
     *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
@@ -41,8 +39,7 @@ static bool packed_receive(void *buf, int count, MPI_Datatype type, int peer, me
                     MPI_Comm comm)                                                             \
     {                                                                                          \
         message m;                                                                             \
-        if (config_get()->disable || dest == MPI_PROC_NULL ||                                  \
-            !message_takes(buf, count, type, false, &m))                                       \
+        if (!message_carries(buf, count, type, dest, false, &m))                               \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
         const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
@@ -79,6 +76,21 @@ EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag
     MPI_Status own;
     MPI_Status *st = status_or(status, &own);
     int rc = PMPI_Recv(packed, (int)m.bytes, MPI_PACKED, source, tag, comm, st);
+    finish_receive(&m, packed, rc, st, buf);
+    return rc;
+}
+
+/* A matched message has its source already: MPI_PROC_NULL comes as MPI_MESSAGE_NO_PROC. */
+EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+                     MPI_Status *status)
+{
+    message m;
+    void *packed;
+    if (!msg || *msg == MPI_MESSAGE_NO_PROC || !packed_receive(buf, count, type, 0, &m, &packed))
+        return PMPI_Mrecv(buf, count, type, msg, status);
+    MPI_Status own;
+    MPI_Status *st = status_or(status, &own);
+    int rc = PMPI_Mrecv(packed, (int)m.bytes, MPI_PACKED, msg, st);
     finish_receive(&m, packed, rc, st, buf);
     return rc;
 }

@@ -1,24 +1,23 @@
-/* Non-blocking, persistent and matched point-to-point calls, and the completion calls.
+/* Non-blocking and persistent point-to-point calls (MPI_Imrecv included), and the
+ * completion calls.
  *
  * A carried message (lib/p2p/message.h) is started on a packed buffer and remembered by its
  * request (lib/p2p/requests.h); the completion calls go to lib/p2p/completion.h, which
  * unpacks receives and gives buffers back. With no carried request outstanding, they go to
  * the MPI after one atomic load. */
-#include "../core/config.h"
 #include "../base/mpiutil.h"
+#include "../core/sendpath.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/completion.h"
 #include "../p2p/message.h"
 #include "../p2p/requests.h"
-#include "../core/sendpath.h"
 
-/* A carried message: packed now for a send, a landing buffer for a receive, and (when `slot`
- * is given, for a request) the table entry that will remember it. */
+/* A carried request: packed now for a send, a landing buffer for a receive, and the table
+ * entry that will remember it. */
 static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool receive,
                   bool persistent, carried_request *c, request_entry **slot)
 {
-    if (config_get()->disable || peer == MPI_PROC_NULL ||
-        !message_takes(buf, count, type, receive, &c->m))
+    if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
     if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {
         message_done(&c->m); /* the MPI's datatype send measured faster for this type */
@@ -29,7 +28,7 @@ static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool 
     c->buf = (void *)buf;
     c->count = count;
     c->packed = receive || persistent ? bufpool_take(c->m.bytes) : message_pack(&c->m, buf, count);
-    if (c->packed && slot && !(*slot = requests_reserve())) {
+    if (c->packed && !(*slot = requests_reserve())) {
         bufpool_give(c->packed);
         c->packed = NULL;
     }
@@ -107,22 +106,6 @@ EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
         return passed(PMPI_Imrecv(buf, count, type, msg, request), request);
     return started(PMPI_Imrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, request), request, &c,
                    slot);
-}
-
-EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
-                     MPI_Status *status)
-{
-    carried_request c;
-    if (!msg || *msg == MPI_MESSAGE_NO_PROC ||
-        !carry(buf, count, type, 0, true, false, &c, NULL))
-        return PMPI_Mrecv(buf, count, type, msg, status);
-    MPI_Status own;
-    MPI_Status *st = status_or(status, &own);
-    int rc = PMPI_Mrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, st);
-    message_deliver(&c.m, c.packed, rc, st, buf);
-    bufpool_give(c.packed);
-    message_done(&c.m);
-    return rc;
 }
 
 EXPORT int MPI_Start(MPI_Request *request)

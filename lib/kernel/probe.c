@@ -14,13 +14,14 @@
  * which streaming is faster, up to the largest measured. (A plain memcpy is no guide: its
  * sequential stores avoid most of what streaming saves a transpose.) */
 #include "probe.h"
-#include "../base/alloc.h"
 
 #include "kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "../base/alloc.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -1,8 +1,9 @@
 #include "normalize.h"
-#include "../base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "../base/alloc.h"
 
 enum { MAX_ROUNDS = 64, MIN_PARTIAL_RUN = 4 };
 

@@ -1,10 +1,11 @@
 #include "bufpool.h"
-#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "../base/alloc.h"
+#include "../base/forklock.h"
 #include "../core/config.h"
 
 /* Each buffer carries its capacity in a header, so giving it back needs no size. The header
@@ -97,13 +98,7 @@ void bufpool_give(void *buffer)
 
 void bufpool_fork_lock(void) { pthread_mutex_lock(&lock); }
 
-void bufpool_fork_unlock(bool child)
-{
-    if (child)
-        pthread_mutex_init(&lock, NULL);
-    else
-        pthread_mutex_unlock(&lock);
-}
+void bufpool_fork_unlock(bool child) { forklock_release(&lock, child); }
 
 void bufpool_drain(void)
 {

@@ -1,8 +1,8 @@
 #include "completion.h"
-#include "../base/alloc.h"
 
 #include <stdlib.h>
 
+#include "../base/alloc.h"
 #include "../base/mpiutil.h"
 #include "requests.h"
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../core/analysis.h"
+#include "../core/config.h"
 #include "../base/mpiutil.h"
 
 /* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
@@ -64,6 +65,15 @@ static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype ty
                                  message *m)
 {
     return !message_passes(type) && message_takes_analysed(buf, count, type, receive, m);
+}
+
+/* message_takes for one side of a point-to-point call with `peer`: never when memcomm is
+ * disabled or the peer is MPI_PROC_NULL (the MPI completes such calls at once). */
+static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype type, int peer,
+                                   bool receive, message *m)
+{
+    return !config_get()->disable && peer != MPI_PROC_NULL &&
+           message_takes(buf, count, type, receive, m);
 }
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the

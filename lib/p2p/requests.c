@@ -1,10 +1,11 @@
 #include "requests.h"
-#include "../base/alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../base/alloc.h"
+#include "../base/forklock.h"
 #include "../base/mpiutil.h"
 #include "../core/stats.h"
 #include "bufpool.h"
@@ -345,10 +346,4 @@ void requests_finalize(void)
 
 void requests_fork_lock(void) { pthread_mutex_lock(&lock); }
 
-void requests_fork_unlock(bool child)
-{
-    if (child)
-        pthread_mutex_init(&lock, NULL);
-    else
-        pthread_mutex_unlock(&lock);
-}
+void requests_fork_unlock(bool child) { forklock_release(&lock, child); }

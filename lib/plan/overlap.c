@@ -1,7 +1,8 @@
 #include "overlap.h"
-#include "../base/alloc.h"
 
 #include <stdlib.h>
+
+#include "../base/alloc.h"
 
 typedef struct {
     int64_t lo, hi;
