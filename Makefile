@@ -39,7 +39,7 @@ demo: build/$(MPI)/libmemcomm.so
 
 test: $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan) test-python
 
-setup: $(VENV)/.installed $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+setup: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 
 # --- Python environment ------------------------------------------------------------------
 $(VENV)/.installed: pyproject.toml
@@ -47,6 +47,17 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
+
+# mpi4py's own test suite (test/ of the sdist of the installed version), which
+# tests/python/test_mpi4py.py runs with and without memcomm.
+MPI4PY_TESTS := $(VENV)/mpi4py-tests
+$(MPI4PY_TESTS)/main.py: $(VENV)/.installed
+	rm -rf $(VENV)/mpi4py-sdist && mkdir -p $(VENV)/mpi4py-sdist
+	$(VENV)/bin/pip download --quiet --no-deps --no-binary :all: -d $(VENV)/mpi4py-sdist \
+	  "mpi4py==$$($(VENV)/bin/python -c 'import mpi4py; print(mpi4py.__version__)')"
+	tar -xzf $(VENV)/mpi4py-sdist/mpi4py-*.tar.gz -C $(VENV)/mpi4py-sdist
+	rm -rf $(MPI4PY_TESTS) && mv $(VENV)/mpi4py-sdist/mpi4py-*/test $(MPI4PY_TESTS)
+	rm -rf $(VENV)/mpi4py-sdist
 
 # Each MPI wheel in a prefix of its own, so the two never mix.
 $(VENV)/mpi/%/bin/mpicc: | $(VENV)/.installed
@@ -86,9 +97,10 @@ test-%: build/%/libmemcomm.so
 	@echo "== tests: $*"
 	cd build/$* && ctest --output-on-failure
 
-test-python: $(VENV)/.installed $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 	@echo "== tests: python"
-	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" $(VENV)/bin/pytest -q tests/python
+	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" MEMCOMM_MPI4PY_TESTS=$(CURDIR)/$(MPI4PY_TESTS) \
+	  $(VENV)/bin/pytest -q tests/python
 	$(VENV)/bin/ruff check src tests/python
 	$(VENV)/bin/ruff format --check src tests/python
 	$(VENV)/bin/mypy src

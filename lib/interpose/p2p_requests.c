@@ -12,10 +12,10 @@
 #include "../p2p/message.h"
 #include "../p2p/requests.h"
 
-/* A carried request: packed now for a send, a landing buffer for a receive, and the table
- * entry that will remember it. */
-static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool receive,
-                  bool persistent, carried_request *c, request_entry **slot)
+/* A carried message for a request: packed now (`fill`) or a buffer to land in, and nothing
+ * given back yet. False when memcomm leaves the side to the MPI (also when memory is short). */
+static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
+                  bool persistent, bool fill, carried_request *c)
 {
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
@@ -27,14 +27,20 @@ static bool carry(const void *buf, int count, MPI_Datatype type, int peer, bool 
     c->persistent = persistent;
     c->buf = (void *)buf;
     c->count = count;
-    c->packed = receive || persistent ? bufpool_take(c->m.bytes) : message_pack(&c->m, buf, count);
-    if (c->packed && !(*slot = requests_reserve())) {
-        bufpool_give(c->packed);
-        c->packed = NULL;
-    }
+    c->packed = fill ? message_pack(&c->m, buf, count) : bufpool_take(c->m.bytes);
     if (!c->packed)
         message_done(&c->m);
     return c->packed != NULL;
+}
+
+/* The table entry that will remember `c`, reserved before the MPI starts it; on failure `c`
+ * is given back and the call goes to the MPI unchanged. */
+static bool reserve(carried_request *c, request_entry **slot)
+{
+    if ((*slot = requests_reserve()))
+        return true;
+    carried_request_drop(c);
+    return false;
 }
 
 /* A call passed to the MPI unchanged: a handle it returns may retire a stale entry. */
@@ -52,61 +58,111 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         requests_add(slot, *request, c);
     } else {
         requests_unreserve(slot);
-        bufpool_give(c->packed);
-        message_done(&c->m);
+        carried_request_drop(c);
     }
     return rc;
 }
 
-#define ISEND_SHIM(NAME, PNAME, PERSISTENT)                                                    \
-    EXPORT int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
+#define ISEND_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
+    EXPORT int NAME(const void *buf, COUNT_T count, MPI_Datatype type, int dest, int tag,      \
                     MPI_Comm comm, MPI_Request *request)                                       \
     {                                                                                          \
         carried_request c;                                                                     \
-        request_entry *slot;                                                                  \
-        if (!carry(buf, count, type, dest, false, PERSISTENT, &c, &slot))                      \
+        request_entry *slot;                                                                   \
+        if (!carry(buf, count, type, dest, false, PERSISTENT, !(PERSISTENT), &c) ||            \
+            !reserve(&c, &slot))                                                               \
             return passed(PNAME(buf, count, type, dest, tag, comm, request), request);         \
-        return started(PNAME(c.packed, (int)c.m.bytes, MPI_PACKED, dest, tag, comm, request),  \
-                       request, &c, slot);                                                     \
-    }
-
-ISEND_SHIM(MPI_Isend, PMPI_Isend, false)
-ISEND_SHIM(MPI_Issend, PMPI_Issend, false)
-ISEND_SHIM(MPI_Irsend, PMPI_Irsend, false)
-ISEND_SHIM(MPI_Ibsend, PMPI_Ibsend, false)
-ISEND_SHIM(MPI_Send_init, PMPI_Send_init, true)
-ISEND_SHIM(MPI_Ssend_init, PMPI_Ssend_init, true)
-ISEND_SHIM(MPI_Rsend_init, PMPI_Rsend_init, true)
-ISEND_SHIM(MPI_Bsend_init, PMPI_Bsend_init, true)
-
-#define IRECV_SHIM(NAME, PNAME, PERSISTENT)                                                    \
-    EXPORT int NAME(void *buf, int count, MPI_Datatype type, int source, int tag,              \
-                    MPI_Comm comm, MPI_Request *request)                                       \
-    {                                                                                          \
-        carried_request c;                                                                     \
-        request_entry *slot;                                                                  \
-        if (!carry(buf, count, type, source, true, PERSISTENT, &c, &slot))                     \
-            return passed(PNAME(buf, count, type, source, tag, comm, request), request);       \
-        return started(PNAME(c.packed, (int)c.m.bytes, MPI_PACKED, source, tag, comm,          \
+        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, tag, comm,        \
                              request),                                                         \
                        request, &c, slot);                                                     \
     }
 
-IRECV_SHIM(MPI_Irecv, PMPI_Irecv, false)
-IRECV_SHIM(MPI_Recv_init, PMPI_Recv_init, true)
+#define IRECV_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
+    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int source, int tag,          \
+                    MPI_Comm comm, MPI_Request *request)                                       \
+    {                                                                                          \
+        carried_request c;                                                                     \
+        request_entry *slot;                                                                   \
+        if (!carry(buf, count, type, source, true, PERSISTENT, false, &c) ||                   \
+            !reserve(&c, &slot))                                                               \
+            return passed(PNAME(buf, count, type, source, tag, comm, request), request);       \
+        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, source, tag, comm,      \
+                             request),                                                         \
+                       request, &c, slot);                                                     \
+    }
 
 /* A matched message has its source already: MPI_PROC_NULL comes as MPI_MESSAGE_NO_PROC. */
-EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
-                      MPI_Request *request)
-{
-    carried_request c;
-    request_entry *slot;
-    if (!msg || *msg == MPI_MESSAGE_NO_PROC ||
-        !carry(buf, count, type, 0, true, false, &c, &slot))
-        return passed(PMPI_Imrecv(buf, count, type, msg, request), request);
-    return started(PMPI_Imrecv(c.packed, (int)c.m.bytes, MPI_PACKED, msg, request), request, &c,
-                   slot);
-}
+#define IMRECV_SHIM(NAME, PNAME, COUNT_T)                                                      \
+    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, MPI_Message *msg,             \
+                    MPI_Request *request)                                                      \
+    {                                                                                          \
+        carried_request c;                                                                     \
+        request_entry *slot;                                                                   \
+        if (!msg || *msg == MPI_MESSAGE_NO_PROC ||                                             \
+            !carry(buf, count, type, 0, true, false, false, &c) || !reserve(&c, &slot))        \
+            return passed(PNAME(buf, count, type, msg, request), request);                     \
+        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, msg, request), request, \
+                       &c, slot);                                                              \
+    }
+
+/* MPI_Isendrecv: the send side carried, the receive side left to the MPI. memcomm would learn
+ * how many bytes arrived from the request's status, and MPICH 5.0.2 completes MPI_Isendrecv
+ * with the status of an internal message (4 bytes, tag 14) between two ranks (not on
+ * MPI_COMM_SELF, so no probe can tell). */
+#define ISENDRECV_SHIM(NAME, PNAME, COUNT_T)                                                   \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,   \
+                    int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,      \
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request)              \
+    {                                                                                          \
+        carried_request c;                                                                     \
+        request_entry *slot;                                                                   \
+        if (!carry(sendbuf, sendcount, sendtype, dest, false, false, true, &c) ||              \
+            !reserve(&c, &slot))                                                               \
+            return passed(PNAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,          \
+                                recvcount, recvtype, source, recvtag, comm, request),          \
+                          request);                                                            \
+        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, sendtag, recvbuf, \
+                             recvcount, recvtype, source, recvtag, comm, request),             \
+                       request, &c, slot);                                                     \
+    }
+
+/* MPI_Isendrecv_replace goes to the MPI (for the status, as above): intercepted only so that
+ * the handle it returns retires a stale entry. */
+#define ISENDRECV_REPLACE_SHIM(NAME, PNAME, COUNT_T)                                           \
+    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag,        \
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request)              \
+    {                                                                                          \
+        return passed(PNAME(buf, count, type, dest, sendtag, source, recvtag, comm, request),  \
+                      request);                                                                \
+    }
+
+/* Every starting call in one form: SUFFIX is empty (int counts) or _c (MPI_Count). */
+#define STARTING_CALLS(SUFFIX, COUNT_T)                                                        \
+    ISEND_SHIM(MPI_Isend##SUFFIX, PMPI_Isend##SUFFIX, false, COUNT_T)                          \
+    ISEND_SHIM(MPI_Issend##SUFFIX, PMPI_Issend##SUFFIX, false, COUNT_T)                        \
+    ISEND_SHIM(MPI_Irsend##SUFFIX, PMPI_Irsend##SUFFIX, false, COUNT_T)                        \
+    ISEND_SHIM(MPI_Ibsend##SUFFIX, PMPI_Ibsend##SUFFIX, false, COUNT_T)                        \
+    ISEND_SHIM(MPI_Send_init##SUFFIX, PMPI_Send_init##SUFFIX, true, COUNT_T)                   \
+    ISEND_SHIM(MPI_Ssend_init##SUFFIX, PMPI_Ssend_init##SUFFIX, true, COUNT_T)                 \
+    ISEND_SHIM(MPI_Rsend_init##SUFFIX, PMPI_Rsend_init##SUFFIX, true, COUNT_T)                 \
+    ISEND_SHIM(MPI_Bsend_init##SUFFIX, PMPI_Bsend_init##SUFFIX, true, COUNT_T)                 \
+    IRECV_SHIM(MPI_Irecv##SUFFIX, PMPI_Irecv##SUFFIX, false, COUNT_T)                          \
+    IRECV_SHIM(MPI_Recv_init##SUFFIX, PMPI_Recv_init##SUFFIX, true, COUNT_T)                   \
+    IMRECV_SHIM(MPI_Imrecv##SUFFIX, PMPI_Imrecv##SUFFIX, COUNT_T)
+
+STARTING_CALLS(, int)
+#if MEMCOMM_HAVE_LARGE_COUNT
+STARTING_CALLS(_c, MPI_Count)
+#endif
+/* MPI-4's non-blocking send-receive, where the MPI declares it. */
+#if MEMCOMM_HAVE_ISENDRECV
+ISENDRECV_SHIM(MPI_Isendrecv, PMPI_Isendrecv, int)
+ISENDRECV_REPLACE_SHIM(MPI_Isendrecv_replace, PMPI_Isendrecv_replace, int)
+#if MEMCOMM_HAVE_LARGE_COUNT
+ISENDRECV_SHIM(MPI_Isendrecv_c, PMPI_Isendrecv_c, MPI_Count)
+ISENDRECV_REPLACE_SHIM(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c, MPI_Count)
+#endif
+#endif
 
 EXPORT int MPI_Start(MPI_Request *request)
 {

@@ -101,11 +101,16 @@ static void recycle(request_entry *e)
         free(e);
 }
 
+void carried_request_drop(carried_request *c)
+{
+    bufpool_give(c->packed);
+    message_done(&c->m);
+}
+
 static void release(request_entry *e)
 {
     atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
-    bufpool_give(e->c.packed);
-    message_done(&e->c.m);
+    carried_request_drop(&e->c);
     recycle(e);
 }
 

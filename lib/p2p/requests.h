@@ -37,8 +37,11 @@ typedef struct {
     message m;
     void *packed;
     void *buf; /* the user's buffer: unpacked into (receive) or packed from at each start */
-    int count;
+    int64_t count;
 } carried_request;
+
+/* Give back what a carried request holds: its packed buffer and analysis. */
+void carried_request_drop(carried_request *c);
 
 typedef struct request_entry request_entry;
 struct request_entry {

@@ -247,6 +247,28 @@ def save_probe(result: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def mpi_library(build: Build) -> str:
+    """The MPI library memcomm's build is linked against (as the dynamic linker resolves it),
+    or "" if that cannot be told."""
+    try:
+        text = subprocess.run(
+            ["ldd", str(build.library)], capture_output=True, text=True, check=False
+        ).stdout
+    except OSError:
+        return ""
+    found = re.search(r"^\s*libmpi\.so[.\d]*\s*=>\s*(\S+)", text, re.MULTILINE)
+    return found.group(1) if found else ""
+
+
+def python_settings(build: Build) -> dict[str, str]:
+    """What makes mpi4py load the MPI memcomm was built against (its PyPI wheels pick an MPI
+    at import time; two MPIs in one process would not work), unless the user chose one."""
+    library = mpi_library(build)
+    if not library or "MPI4PY_LIBMPI" in os.environ:
+        return {}
+    return {"MPI4PY_LIBMPI": library}
+
+
 def launch_preloaded(
     build: Build,
     nprocs: int,
@@ -259,9 +281,9 @@ def launch_preloaded(
 
     The preload is set by `env` on each rank's command line, not in mpiexec's environment:
     Open MPI does not forward LD_PRELOAD to ranks, and the launcher itself must not load an
-    MPI library.
+    MPI library. A Python program's mpi4py is pointed at the same MPI (python_settings).
     """
-    settings = [f"{k}={v}" for k, v in (extra_env or {}).items()]
+    settings = [f"{k}={v}" for k, v in {**python_settings(build), **(extra_env or {})}.items()]
     return launch(
         build, nprocs, "env", [*settings, f"LD_PRELOAD={build.library}", program, *args], capture
     )

@@ -1,0 +1,81 @@
+"""mpi4py's own test suite, unchanged, on 2 ranks of every MPI build `make test` made: with
+memcomm preloaded (as `memcomm run` does) it must end exactly as it does with the MPI alone,
+and memcomm must have carried messages itself (mpi4py calls the large-count `_c` forms where
+the MPI has them, so this fails if those are not intercepted)."""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from clirun import BUILT, ROOT
+
+from memcomm import runner
+
+SUITE = Path(os.environ.get("MEMCOMM_MPI4PY_TESTS", str(ROOT / ".venv" / "mpi4py-tests")))
+# point-to-point, collectives, datatypes and what they rest on
+MODULES = [
+    "test_p2p_buf",
+    "test_p2p_buf_matched",
+    "test_p2p_obj",
+    "test_p2p_obj_matched",
+    "test_request",
+    "test_status",
+    "test_datatype",
+    "test_pack",
+    "test_msgspec",
+    "test_msgzero",
+    "test_buffer",
+    "test_cco_buf",
+    "test_cco_nb_buf",
+    "test_cco_vec",
+    "test_cco_nb_vec",
+    "test_cco_obj",
+    "test_cco_ngh_buf",
+    "test_cco_pr_buf",
+    "test_cco_pr_vec",
+    "test_cco_pr_ngh_buf",
+]
+OUTCOME = re.compile(r"^(Ran \d+ tests?|OK\b.*|FAILED\b.*)", re.MULTILINE)
+HANDLED = re.compile(r"^memcomm: rank (\d+) handled (\d+) calls", re.MULTILINE)
+
+
+# Each rank writes its unittest output to a file of its own (both ranks' stderr would mix).
+RANK_OUTPUT = """
+import os, runpy, sys
+out, main, *args = sys.argv[1:]
+rank = os.environ.get("PMI_RANK") or os.environ.get("OMPI_COMM_WORLD_RANK") or "x"
+sys.stderr = open(os.path.join(out, f"rank{rank}.txt"), "w")
+sys.argv = [main, *args]
+runpy.run_path(main, run_name="__main__")
+"""
+
+
+def run_suite(mpi: str, preload: bool, out: Path) -> tuple[list[list[str]], str]:
+    """Each rank's unittest summary lines, and everything the run printed."""
+    build = runner.find_build(mpi)
+    out.mkdir()
+    args = ["-c", RANK_OUTPUT, str(out), str(SUITE / "main.py"), "-q", *MODULES]
+    if preload:
+        done = runner.launch_preloaded(
+            build, 2, sys.executable, args, capture=True, extra_env={"MEMCOMM_STATS": "1"}
+        )
+    else:
+        done = runner.launch(
+            build, 2, sys.executable, args, capture=True, extra_env=runner.python_settings(build)
+        )
+    texts = [(out / f"rank{rank}.txt").read_text() for rank in range(2)]
+    return [OUTCOME.findall(text) for text in texts], done.stdout + done.stderr + "".join(texts)
+
+
+@pytest.mark.skipif(not (SUITE / "main.py").exists(), reason=f"no mpi4py test suite in {SUITE}")
+@pytest.mark.parametrize("mpi", BUILT)
+def test_mpi4py_suite_same_with_memcomm(mpi: str, tmp_path: Path) -> None:
+    alone, alone_text = run_suite(mpi, False, tmp_path / "alone")
+    assert all(len(lines) == 2 for lines in alone), alone_text[-3000:]  # "Ran N tests", "OK"
+    carried, text = run_suite(mpi, True, tmp_path / "memcomm")
+    assert carried == alone, text[-3000:]
+    handled = {int(rank): int(calls) for rank, calls in HANDLED.findall(text)}
+    assert set(handled) == {0, 1}, text[-3000:]
+    assert all(calls > 0 for calls in handled.values()), handled
