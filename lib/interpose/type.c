@@ -6,6 +6,7 @@
 #include "../base/mpiutil.h"
 #include "../core/explain.h"
 #include "../core/typecache.h"
+#include "../p2p/message.h"
 
 /* MEMCOMM_EXPLAIN=1: the decision for one element; calls explain their own counts */
 static void explain_commit(MPI_Datatype datatype)
@@ -20,6 +21,7 @@ EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
 {
     int rc = PMPI_Type_commit(datatype);
     if (rc == MPI_SUCCESS && !config_get()->disable) {
+        message_forget_passing(*datatype);
         typecache_on_commit(*datatype);
         if (config_get()->explain)
             explain_commit(*datatype);
@@ -30,7 +32,9 @@ EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
 EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     int rc = PMPI_Type_dup(oldtype, newtype);
-    if (rc == MPI_SUCCESS && !config_get()->disable)
+    if (rc == MPI_SUCCESS && !config_get()->disable) {
+        message_forget_passing(*newtype);
         typecache_on_dup(oldtype, *newtype);
+    }
     return rc;
 }

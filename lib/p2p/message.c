@@ -33,21 +33,25 @@ static bool long_blocks(const plan *p)
     return pieces > 0 && p->size / pieces >= LONG_BLOCK_BYTES;
 }
 
+bool message_worth_packing(const analysis *a, int64_t count)
+{
+    const plan *p = &a->plan;
+    /* one contiguous run (a dense array, or a single block such as the x face of a C-order
+     * array): the MPI sends it straight from the user's buffer, with no copy at all */
+    bool contiguous = p->kind == PLAN_CONTIG && (p->strided.block == p->extent || count == 1);
+    return a->supported && !contiguous && a->bounds.size > 0 && !long_blocks(p);
+}
+
 bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
                             message *m)
 {
     if (count <= 0 || !buf)
         return false;
-    const uint64_t key = message_key(type);
     analysis *a = typecache_acquire(type);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
-    const plan *p = &a->plan;
-    /* one contiguous run (a dense array, or a single block such as the x face of a C-order
-     * array): the MPI sends it straight from the user's buffer, with no copy at all */
-    bool contiguous = p->kind == PLAN_CONTIG && (p->strided.block == p->extent || count == 1);
-    if (!a->supported || contiguous || a->bounds.size == 0 || long_blocks(p)) {
-        atomic_store_explicit(message_pass_slot(key), key, memory_order_relaxed);
+    if (!message_worth_packing(a, count)) {
+        message_mark_passing(type, a);
         analysis_release(a);
         return false;
     }

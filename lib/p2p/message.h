@@ -27,9 +27,10 @@
 #include "../core/config.h"
 #include "../base/mpiutil.h"
 
-/* Handles known to go to the MPI unchanged, direct-mapped. A stale entry (a freed handle
- * reused for another type) only sends that type through the MPI, which is always correct,
- * so entries are never invalidated. Inline: a basic-type send asks it first, and pays only
+/* Handles known to go to the MPI unchanged, direct-mapped. An entry is forgotten when the MPI
+ * hands its handle out again for a new type (message_forget_passing, at commit and dup); a
+ * stale one that remains (a handle reused behind memcomm's back) only sends that type through
+ * the MPI, which is always correct. Inline: a basic-type send asks it first, and pays only
  * a load. */
 enum { MESSAGE_PASS_SLOTS = 256 };
 extern _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
@@ -48,6 +49,29 @@ static inline bool message_passes(MPI_Datatype type)
 {
     const uint64_t key = message_key(type);
     return atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) == key;
+}
+
+/* Whether packing `count` instances of an analysed type beats the MPI's own datatype path:
+ * a supported, non-empty type that is neither one contiguous run nor made of long blocks. */
+bool message_worth_packing(const analysis *a, int64_t count);
+
+/* Remember that calls on `type` go to the MPI, if the analysed type is not worth packing at
+ * any count (a type that is one contiguous run only at count 1 is not remembered). */
+static inline void message_mark_passing(MPI_Datatype type, const analysis *a)
+{
+    if (message_worth_packing(a, 2))
+        return;
+    const uint64_t key = message_key(type);
+    atomic_store_explicit(message_pass_slot(key), key, memory_order_relaxed);
+}
+
+/* A handle the MPI has just made (commit, dup) may be one it handed out before, for a type
+ * that passed: forget that. */
+static inline void message_forget_passing(MPI_Datatype type)
+{
+    const uint64_t key = message_key(type);
+    atomic_compare_exchange_strong_explicit(message_pass_slot(key), &(uint64_t){key}, 0,
+                                            memory_order_relaxed, memory_order_relaxed);
 }
 
 typedef struct {

@@ -1,0 +1,168 @@
+#include "exchange.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../core/device.h"
+#include "../core/typecache.h"
+#include "../p2p/bufpool.h"
+#include "../p2p/message.h"
+#include "../core/stats.h"
+
+/* One side's blocks analysed: bytes per block, offsets in the staging buffer, the total. False
+ * if a block is one memcomm cannot pack (or unpack exactly, `receive`). */
+static bool analyse_side(const coll_block *blocks, int peers, bool receive, analysis **types,
+                         int64_t *bytes, int64_t *offset, int64_t *total, bool *worth)
+{
+    *total = 0;
+    for (int i = 0; i < peers; i++) {
+        const coll_block *b = &blocks[i];
+        bytes[i] = 0;
+        offset[i] = *total;
+        if (b->count == 0)
+            continue;
+        if (b->count < 0 || !b->buf || device_memory(b->buf))
+            return false;
+        analysis *a = typecache_acquire(b->type);
+        types[i] = a;
+        if (!a || !a->supported ||
+            __builtin_mul_overflow(b->count, a->bounds.size, &bytes[i]) ||
+            __builtin_add_overflow(*total, bytes[i], total) || *total > INT_MAX ||
+            (receive && !analysis_unpack_disjoint(a, b->count)))
+            return false;
+        if (bytes[i] > 0 && message_worth_packing(a, b->count))
+            *worth = true;
+        else /* the next call on this type skips all this (message_passes) */
+            message_mark_passing(b->type, a);
+    }
+    return true;
+}
+
+typedef struct {
+    const char *lo, *hi;
+    int block;
+} span;
+
+static int by_start(const void *x, const void *y)
+{
+    const span *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The bytes block `b` (of analysed type `a`) may write. */
+static span span_of(const coll_block *b, const analysis *a, int block)
+{
+    const decode_bounds *t = &a->bounds;
+    const int64_t reach = (b->count - 1) * t->extent;
+    const char *first = (const char *)b->buf + t->true_lb;
+    return (span){first + (reach < 0 ? reach : 0), first + t->true_extent + (reach > 0 ? reach : 0),
+                  block};
+}
+
+/* Whether no two receive blocks write the same byte. Blocks whose spans do not meet are
+ * disjoint; blocks that interleave (Alltoall of a transpose's columns: each peer's block
+ * starts one column after the last) are disjoint if they are all of one type and together
+ * are one run of consecutive instances, which a single unpack of the total count writes. */
+static bool receives_disjoint(const coll_block *recv, analysis *const *types, int peers)
+{
+    span *spans = mc_malloc((size_t)peers * sizeof *spans);
+    if (!spans)
+        return false;
+    int n = 0;
+    for (int i = 0; i < peers; i++)
+        if (recv[i].count > 0 && types[i]->bounds.size > 0)
+            spans[n++] = span_of(&recv[i], types[i], i);
+    qsort(spans, (size_t)n, sizeof *spans, by_start);
+    bool apart = true;
+    for (int k = 1; k < n && apart; k++)
+        apart = spans[k].lo >= spans[k - 1].hi;
+    if (apart) {
+        free(spans);
+        return true;
+    }
+    /* one run: the same analysis, each block where the instances before it end */
+    analysis *a = types[spans[0].block];
+    const char *next = recv[spans[0].block].buf;
+    int64_t total = 0;
+    bool run = a->bounds.extent > 0;
+    for (int k = 0; k < n && run; k++) {
+        const coll_block *b = &recv[spans[k].block];
+        run = types[spans[k].block] == a && b->buf == next;
+        next += b->count * a->bounds.extent;
+        total += b->count;
+    }
+    free(spans);
+    return run && analysis_unpack_disjoint(a, total);
+}
+
+static void give_back(exchange *x)
+{
+    for (int i = 0; i < 2 * x->peers; i++)
+        analysis_release(x->types[i]);
+    bufpool_give(x->send_staging);
+    bufpool_give(x->recv_staging);
+    free(x->types); /* one allocation holds every per-peer array */
+}
+
+bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv)
+{
+    if (peers <= 0)
+        return false;
+    const size_t n = (size_t)peers;
+    char *memory = mc_calloc(1, n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
+                                     sizeof(coll_block)));
+    if (!memory)
+        return false;
+    *x = (exchange){.peers = peers, .types = (analysis **)memory};
+    x->send_bytes = (int64_t *)(memory + 2 * n * sizeof(analysis *));
+    x->send_offset = x->send_bytes + n;
+    x->recv_bytes = x->send_offset + n;
+    x->recv_offset = x->recv_bytes + n;
+    x->recv = (coll_block *)(x->recv_offset + n);
+    int64_t send_total = 0, recv_total = 0;
+    bool worth = false;
+    static const coll_block none = {NULL, 0, MPI_DATATYPE_NULL};
+    for (int i = 0; i < peers; i++)
+        x->recv[i] = recv ? recv[i] : none;
+    const bool usable =
+        (!send || analyse_side(send, peers, false, x->types, x->send_bytes, x->send_offset,
+                               &send_total, &worth)) &&
+        analyse_side(x->recv, peers, true, x->types + n, x->recv_bytes, x->recv_offset,
+                     &recv_total, &worth) &&
+        worth && receives_disjoint(x->recv, x->types + n, peers);
+    if (usable && send_total > 0)
+        x->send_staging = bufpool_take(send_total);
+    if (usable && recv_total > 0)
+        x->recv_staging = bufpool_take(recv_total);
+    if (!usable || (send_total > 0 && !x->send_staging) ||
+        (recv_total > 0 && !x->recv_staging)) {
+        give_back(x);
+        return false;
+    }
+    for (int i = 0; send && i < peers; i++) {
+        if (x->send_bytes[i] == 0)
+            continue;
+        const plan *p = &x->types[i]->plan;
+        p->pack(p, send[i].buf, send[i].count, x->send_staging + x->send_offset[i]);
+    }
+    if (send_total > 0)
+        stats_handled(send_total);
+    return true;
+}
+
+void exchange_finish(exchange *x, int rc)
+{
+    int64_t unpacked = 0;
+    for (int i = 0; rc == MPI_SUCCESS && i < x->peers; i++) {
+        if (x->recv_bytes[i] == 0)
+            continue;
+        const plan *p = &x->types[x->peers + i]->plan;
+        p->unpack(p, x->recv[i].buf, x->recv[i].count, x->recv_staging + x->recv_offset[i]);
+        unpacked += x->recv_bytes[i];
+    }
+    if (unpacked > 0)
+        stats_handled(unpacked);
+    give_back(x);
+}

@@ -1,0 +1,185 @@
+/* Collectives with derived datatypes (lib/coll/exchange.h): MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw, blocking, in the int form and, where the MPI declares them, the large-count
+ * form. A carried call packs each peer's block, calls the MPI's same collective on
+ * MPI_PACKED bytes, and unpacks what arrived; everything else (MPI_IN_PLACE,
+ * intercommunicators, basic and contiguous types, types memcomm does not handle) goes to the
+ * MPI unchanged. */
+#include <stdlib.h>
+
+#include "../base/alloc.h"
+#include "../base/mpiutil.h"
+#include "../coll/exchange.h"
+#include "../core/config.h"
+#include "../p2p/message.h"
+
+/* Whether a collective on `comm` may be carried at all: memcomm enabled, an
+ * intracommunicator; `*peers` is its size. */
+static bool carriable(MPI_Comm comm, int *peers)
+{
+    int inter = 1;
+    return !config_get()->disable && comm != MPI_COMM_NULL &&
+           PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+           PMPI_Comm_size(comm, peers) == MPI_SUCCESS;
+}
+
+/* `peers` blocks of `count` instances of `type`, one after another from `buf` (Alltoall's
+ * layout), or at displacements `displs` in units of the type's extent (Alltoallv's), or in
+ * bytes with a type per peer (Alltoallw's). */
+static coll_block *blocks_of(int peers, void *buf, MPI_Datatype type, const void *counts,
+                             const void *displs, const MPI_Datatype *types, bool large,
+                             int64_t one_count)
+{
+    coll_block *b = mc_malloc((size_t)peers * sizeof *b);
+    MPI_Aint lb = 0, extent = 0;
+    if (!b || (!types && PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS)) {
+        free(b);
+        return NULL;
+    }
+    for (int i = 0; i < peers; i++) {
+        const int64_t count = !counts ? one_count
+                              : large ? (int64_t)((const MPI_Count *)counts)[i]
+                                      : ((const int *)counts)[i];
+        const int64_t displ = !displs  ? i * one_count
+                              : large ? (int64_t)((const MPI_Aint *)displs)[i]
+                                      : ((const int *)displs)[i];
+        b[i] = (coll_block){(char *)buf + (types ? displ : displ * extent), count,
+                            types ? types[i] : type};
+    }
+    return b;
+}
+
+/* The exchange's byte counts and offsets as the MPI's argument arrays: int, or MPI_Count
+ * counts and MPI_Aint displacements for the large-count forms (all fit: exchange.h). */
+static void *wire_arrays(const exchange *x, bool large)
+{
+    const size_t n = (size_t)x->peers;
+    const size_t each = large ? sizeof(MPI_Count) : sizeof(int);
+    char *w = mc_malloc(4 * n * each + n * sizeof(MPI_Datatype));
+    if (!w)
+        return NULL;
+    const int64_t *from[4] = {x->send_bytes, x->send_offset, x->recv_bytes, x->recv_offset};
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < n; i++) {
+            if (!large)
+                ((int *)w)[k * n + i] = (int)from[k][i];
+            else if (k % 2 == 0)
+                ((MPI_Count *)w)[k * n + i] = from[k][i];
+            else
+                ((MPI_Aint *)w)[k * n + i] = (MPI_Aint)from[k][i];
+        }
+    MPI_Datatype *packed = (MPI_Datatype *)(w + 4 * n * each);
+    for (size_t i = 0; i < n; i++)
+        packed[i] = MPI_PACKED;
+    return w;
+}
+
+_Static_assert(sizeof(MPI_Count) == sizeof(MPI_Aint), "large-count arrays share one layout");
+#define WIRE(W, K, T, N) ((T *)(W) + (size_t)(K) * (size_t)(N))
+#define WIRE_TYPES(W, EACH, N) ((MPI_Datatype *)((char *)(W) + 4 * (size_t)(N) * sizeof(EACH)))
+
+/* Start an exchange for blocks built by blocks_of, or say no. */
+static bool start(exchange *x, int peers, coll_block *send, coll_block *recv)
+{
+    const bool carried = send && recv && exchange_start(x, peers, send, recv);
+    free(send);
+    free(recv);
+    return carried;
+}
+
+#define ALLTOALL_SHIM(NAME, PNAME, COUNT_T)                                                    \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
+    {                                                                                          \
+        exchange x;                                                                            \
+        int peers;                                                                             \
+        if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
+            !carriable(comm, &peers) ||                                                        \
+            !start(&x, peers,                                                                  \
+                   blocks_of(peers, (void *)sendbuf, sendtype, NULL, NULL, NULL, false,        \
+                             sendcount),                                                       \
+                   blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount)))   \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+        int rc = PNAME(x.send_staging, (COUNT_T)x.send_bytes[0], MPI_PACKED, x.recv_staging,   \
+                       (COUNT_T)x.recv_bytes[0], MPI_PACKED, comm);                            \
+        exchange_finish(&x, rc);                                                               \
+        return rc;                                                                             \
+    }
+
+#define ALLTOALLV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                   \
+    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
+                    MPI_Datatype sendtype, void *recvbuf, const COUNT_T recvcounts[],          \
+                    const DISPL_T rdispls[], MPI_Datatype recvtype, MPI_Comm comm)             \
+    {                                                                                          \
+        exchange x;                                                                            \
+        int peers;                                                                             \
+        void *w = NULL;                                                                        \
+        if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
+            !sendcounts || !sdispls || !recvcounts || !rdispls || !carriable(comm, &peers) ||  \
+            !start(&x, peers,                                                                  \
+                   blocks_of(peers, (void *)sendbuf, sendtype, sendcounts, sdispls, NULL,      \
+                             LARGE, 0),                                                        \
+                   blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0)))  \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
+                         recvtype, comm);                                                      \
+        if (!(w = wire_arrays(&x, LARGE))) {                                                   \
+            exchange_finish(&x, MPI_ERR_NO_MEM); /* gives back, unpacks nothing */             \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
+                         recvtype, comm);                                                      \
+        }                                                                                      \
+        int rc = PNAME(x.send_staging, WIRE(w, 0, COUNT_T, peers), WIRE(w, 1, DISPL_T, peers), \
+                       MPI_PACKED, x.recv_staging, WIRE(w, 2, COUNT_T, peers),                 \
+                       WIRE(w, 3, DISPL_T, peers), MPI_PACKED, comm);                          \
+        exchange_finish(&x, rc);                                                               \
+        free(w);                                                                               \
+        return rc;                                                                             \
+    }
+
+/* Carried only if no type of either side is one known to pass (a quick test first). */
+static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *recv)
+{
+    for (int i = 0; i < peers; i++)
+        if (!message_passes(send[i]) || !message_passes(recv[i]))
+            return false;
+    return true;
+}
+
+#define ALLTOALLW_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                   \
+    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
+                    const MPI_Datatype sendtypes[], void *recvbuf, const COUNT_T recvcounts[], \
+                    const DISPL_T rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)    \
+    {                                                                                          \
+        exchange x;                                                                            \
+        int peers;                                                                             \
+        void *w = NULL;                                                                        \
+        if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
+            !rdispls || !recvtypes || !carriable(comm, &peers) ||                              \
+            all_pass(peers, sendtypes, recvtypes) ||                                           \
+            !start(&x, peers,                                                                  \
+                   blocks_of(peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts, sdispls,   \
+                             sendtypes, LARGE, 0),                                             \
+                   blocks_of(peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls,           \
+                             recvtypes, LARGE, 0)))                                            \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
+                         rdispls, recvtypes, comm);                                            \
+        if (!(w = wire_arrays(&x, LARGE))) {                                                   \
+            exchange_finish(&x, MPI_ERR_NO_MEM);                                               \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
+                         rdispls, recvtypes, comm);                                            \
+        }                                                                                      \
+        MPI_Datatype *packed = WIRE_TYPES(w, COUNT_T, peers);                                  \
+        int rc = PNAME(x.send_staging, WIRE(w, 0, COUNT_T, peers), WIRE(w, 1, DISPL_T, peers), \
+                       packed, x.recv_staging, WIRE(w, 2, COUNT_T, peers),                     \
+                       WIRE(w, 3, DISPL_T, peers), packed, comm);                              \
+        exchange_finish(&x, rc);                                                               \
+        free(w);                                                                               \
+        return rc;                                                                             \
+    }
+
+ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int)
+ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, false)
+ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, false)
+#if MEMCOMM_HAVE_LARGE_COUNT
+ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count)
+ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, true)
+ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, true)
+#endif
