@@ -6,10 +6,10 @@
 
 #include "../base/alloc.h"
 #include "../core/device.h"
+#include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
-#include "../core/stats.h"
 
 /* One side's blocks analysed: bytes per block, offsets in the staging buffer, the total. False
  * if a block is one memcomm cannot pack (or unpack exactly, `receive`). */
@@ -106,13 +106,36 @@ static void give_back(exchange *x)
     free(x->types); /* one allocation holds every per-peer array */
 }
 
-bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv)
+_Static_assert(sizeof(MPI_Count) == sizeof(MPI_Aint), "large-count arrays share one layout");
+
+/* The byte counts and offsets as the MPI's argument arrays (all fit an int: see above). */
+static void fill_arguments(exchange *x, bool large)
+{
+    const int64_t *from[4] = {x->send_bytes, x->send_offset, x->recv_bytes, x->recv_offset};
+    void *to[4] = {x->send_counts, x->send_displs, x->recv_counts, x->recv_displs};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < x->peers; i++) {
+            if (!large)
+                ((int *)to[k])[i] = (int)from[k][i];
+            else if (k % 2 == 0)
+                ((MPI_Count *)to[k])[i] = from[k][i];
+            else
+                ((MPI_Aint *)to[k])[i] = (MPI_Aint)from[k][i];
+        }
+    for (int i = 0; i < x->peers; i++)
+        x->packed[i] = MPI_PACKED;
+}
+
+bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
+                    bool large)
 {
     if (peers <= 0)
         return false;
-    const size_t n = (size_t)peers;
+    const size_t n = (size_t)peers, each = large ? sizeof(MPI_Count) : sizeof(int);
+    /* one allocation for every per-peer array; the int arrays come last but one, in a
+     * multiple of 16 bytes, so MPI_PACKED's handles after them stay aligned */
     char *memory = mc_calloc(1, n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
-                                     sizeof(coll_block)));
+                                     sizeof(coll_block) + 4 * each + sizeof(MPI_Datatype)));
     if (!memory)
         return false;
     *x = (exchange){.peers = peers, .types = (analysis **)memory};
@@ -121,6 +144,11 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     x->recv_bytes = x->send_offset + n;
     x->recv_offset = x->recv_bytes + n;
     x->recv = (coll_block *)(x->recv_offset + n);
+    x->send_counts = x->recv + n;
+    x->send_displs = (char *)x->send_counts + n * each;
+    x->recv_counts = (char *)x->send_displs + n * each;
+    x->recv_displs = (char *)x->recv_counts + n * each;
+    x->packed = (MPI_Datatype *)((char *)x->recv_displs + n * each);
     int64_t send_total = 0, recv_total = 0;
     bool worth = false;
     static const coll_block none = {NULL, 0, MPI_DATATYPE_NULL};
@@ -149,6 +177,7 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     }
     if (send_total > 0)
         stats_handled(send_total);
+    fill_arguments(x, large);
     return true;
 }
 

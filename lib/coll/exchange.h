@@ -38,12 +38,18 @@ typedef struct {
     char *send_staging, *recv_staging; /* NULL when a side has no bytes */
     coll_block *recv;                  /* the user's receive blocks, kept for the unpack */
     analysis **types;                  /* per block, sends then receives; NULL when empty */
+    /* the byte counts and offsets above as the MPI's argument arrays (int, or MPI_Count
+     * counts and MPI_Aint offsets for the large-count forms), and MPI_PACKED per peer */
+    void *send_counts, *send_displs, *recv_counts, *recv_displs;
+    MPI_Datatype *packed;
 } exchange;
 
 /* Whether memcomm carries a collective with these blocks (`peers` of each side; a side with
- * no blocks passes NULL). If so, the sends are packed into x->send_staging and the caller
- * calls the MPI on the staging buffers, then exchange_finish. */
-bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv);
+ * no blocks passes NULL). If so, the sends are packed into x->send_staging, the argument
+ * arrays are in the int or (`large`) the large-count form, and the caller calls the MPI on
+ * the staging buffers, then exchange_finish. */
+bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
+                    bool large);
 
 /* The MPI's call returned `rc`: unpack what arrived (if it succeeded) and give everything
  * back. */

@@ -48,39 +48,10 @@ static coll_block *blocks_of(int peers, void *buf, MPI_Datatype type, const void
     return b;
 }
 
-/* The exchange's byte counts and offsets as the MPI's argument arrays: int, or MPI_Count
- * counts and MPI_Aint displacements for the large-count forms (all fit: exchange.h). */
-static void *wire_arrays(const exchange *x, bool large)
-{
-    const size_t n = (size_t)x->peers;
-    const size_t each = large ? sizeof(MPI_Count) : sizeof(int);
-    char *w = mc_malloc(4 * n * each + n * sizeof(MPI_Datatype));
-    if (!w)
-        return NULL;
-    const int64_t *from[4] = {x->send_bytes, x->send_offset, x->recv_bytes, x->recv_offset};
-    for (int k = 0; k < 4; k++)
-        for (size_t i = 0; i < n; i++) {
-            if (!large)
-                ((int *)w)[k * n + i] = (int)from[k][i];
-            else if (k % 2 == 0)
-                ((MPI_Count *)w)[k * n + i] = from[k][i];
-            else
-                ((MPI_Aint *)w)[k * n + i] = (MPI_Aint)from[k][i];
-        }
-    MPI_Datatype *packed = (MPI_Datatype *)(w + 4 * n * each);
-    for (size_t i = 0; i < n; i++)
-        packed[i] = MPI_PACKED;
-    return w;
-}
-
-_Static_assert(sizeof(MPI_Count) == sizeof(MPI_Aint), "large-count arrays share one layout");
-#define WIRE(W, K, T, N) ((T *)(W) + (size_t)(K) * (size_t)(N))
-#define WIRE_TYPES(W, EACH, N) ((MPI_Datatype *)((char *)(W) + 4 * (size_t)(N) * sizeof(EACH)))
-
 /* Start an exchange for blocks built by blocks_of, or say no. */
-static bool start(exchange *x, int peers, coll_block *send, coll_block *recv)
+static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, bool large)
 {
-    const bool carried = send && recv && exchange_start(x, peers, send, recv);
+    const bool carried = send && recv && exchange_start(x, peers, send, recv, large);
     free(send);
     free(recv);
     return carried;
@@ -97,7 +68,8 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv)
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, NULL, NULL, NULL, false,        \
                              sendcount),                                                       \
-                   blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount)))   \
+                   blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount),    \
+                   false))                                                                     \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
         int rc = PNAME(x.send_staging, (COUNT_T)x.send_bytes[0], MPI_PACKED, x.recv_staging,   \
                        (COUNT_T)x.recv_bytes[0], MPI_PACKED, comm);                            \
@@ -112,25 +84,18 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv)
     {                                                                                          \
         exchange x;                                                                            \
         int peers;                                                                             \
-        void *w = NULL;                                                                        \
         if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
             !sendcounts || !sdispls || !recvcounts || !rdispls || !carriable(comm, &peers) ||  \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, sendcounts, sdispls, NULL,      \
                              LARGE, 0),                                                        \
-                   blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0)))  \
+                   blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0),   \
+                   LARGE))                                                                     \
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
-        if (!(w = wire_arrays(&x, LARGE))) {                                                   \
-            exchange_finish(&x, MPI_ERR_NO_MEM); /* gives back, unpacks nothing */             \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
-                         recvtype, comm);                                                      \
-        }                                                                                      \
-        int rc = PNAME(x.send_staging, WIRE(w, 0, COUNT_T, peers), WIRE(w, 1, DISPL_T, peers), \
-                       MPI_PACKED, x.recv_staging, WIRE(w, 2, COUNT_T, peers),                 \
-                       WIRE(w, 3, DISPL_T, peers), MPI_PACKED, comm);                          \
+        int rc = PNAME(x.send_staging, x.send_counts, x.send_displs, MPI_PACKED, x.recv_staging, \
+                       x.recv_counts, x.recv_displs, MPI_PACKED, comm);                        \
         exchange_finish(&x, rc);                                                               \
-        free(w);                                                                               \
         return rc;                                                                             \
     }
 
@@ -150,7 +115,6 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
     {                                                                                          \
         exchange x;                                                                            \
         int peers;                                                                             \
-        void *w = NULL;                                                                        \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
             !rdispls || !recvtypes || !carriable(comm, &peers) ||                              \
             all_pass(peers, sendtypes, recvtypes) ||                                           \
@@ -158,20 +122,13 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
                    blocks_of(peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts, sdispls,   \
                              sendtypes, LARGE, 0),                                             \
                    blocks_of(peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls,           \
-                             recvtypes, LARGE, 0)))                                            \
+                             recvtypes, LARGE, 0),                                             \
+                   LARGE))                                                                     \
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
-        if (!(w = wire_arrays(&x, LARGE))) {                                                   \
-            exchange_finish(&x, MPI_ERR_NO_MEM);                                               \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
-                         rdispls, recvtypes, comm);                                            \
-        }                                                                                      \
-        MPI_Datatype *packed = WIRE_TYPES(w, COUNT_T, peers);                                  \
-        int rc = PNAME(x.send_staging, WIRE(w, 0, COUNT_T, peers), WIRE(w, 1, DISPL_T, peers), \
-                       packed, x.recv_staging, WIRE(w, 2, COUNT_T, peers),                     \
-                       WIRE(w, 3, DISPL_T, peers), packed, comm);                              \
+        int rc = PNAME(x.send_staging, x.send_counts, x.send_displs, x.packed, x.recv_staging, \
+                       x.recv_counts, x.recv_displs, x.packed, comm);                          \
         exchange_finish(&x, rc);                                                               \
-        free(w);                                                                               \
         return rc;                                                                             \
     }
 

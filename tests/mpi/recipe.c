@@ -547,3 +547,31 @@ bool recipe_unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *orig
     }
     return true;
 }
+
+bool recipe_mpi_is_mpich(void)
+{
+    static int known; /* 0: not asked yet, 1: MPICH, 2: another MPI */
+    if (!known) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int length;
+        MPI_Get_library_version(version, &length);
+        known = strstr(version, "MPICH") ? 1 : 2;
+    }
+    return known == 1;
+}
+
+bool recipe_mpi_takes(const recipe *r)
+{
+    return !(recipe_mpi_is_mpich() &&
+             (recipe_has_empty_derived_block(r) || recipe_has_inner_negative_extent(r)));
+}
+
+void recipe_options(int argc, char **argv, long long *cases, uint64_t *seed)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--cases"))
+            *cases = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seed"))
+            *seed = strtoull(argv[i + 1], NULL, 10);
+    }
+}

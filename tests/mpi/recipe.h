@@ -61,6 +61,16 @@ bool recipe_has_empty_derived_block(const recipe *r);
  * indexed_block(2, {15}, contiguous(4, darray(1, 0, {9}, BLOCK, resized(int, -22, -14)))). */
 bool recipe_has_inner_negative_extent(const recipe *r);
 
+/* Whether the MPI below is MPICH (asked once, from MPI_Get_library_version). */
+bool recipe_mpi_is_mpich(void);
+
+/* Whether the MPI's own transfer of the recipe's type can be the reference: not on MPICH
+ * for the two families above. */
+bool recipe_mpi_takes(const recipe *r);
+
+/* The random-type tests' command line: `--cases N --seed S` (others keep their defaults). */
+void recipe_options(int argc, char **argv, long long *cases, uint64_t *seed);
+
 /* Does the recipe use this constructor anywhere? */
 bool recipe_uses(const recipe *r, recipe_kind kind);
 

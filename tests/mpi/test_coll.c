@@ -26,7 +26,7 @@ typedef enum { C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, CALLS } call;
 static const char *call_names[CALLS] = {"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
 
 static int rank, nranks;
-static bool is_mpich, large_count;
+static bool large_count;
 static long long failures, compared, overlapping;
 
 #if MEMCOMM_HAVE_LARGE_COUNT
@@ -239,12 +239,6 @@ static bool place(side *s, call how, const int64_t gaps[16], uint64_t seed)
     return true;
 }
 
-static bool usable_recipe(const recipe *rec)
-{
-    return !(is_mpich && (recipe_has_empty_derived_block(rec) ||
-                          recipe_has_inner_negative_extent(rec)));
-}
-
 /* The type that rank `from` sends to rank `to` in case `c` (Alltoallw: one per pair; the
  * others: one per case), committed, or MPI_DATATYPE_NULL. */
 static MPI_Datatype case_type(uint64_t seed, long long c, call how, int from, int to)
@@ -252,7 +246,7 @@ static MPI_Datatype case_type(uint64_t seed, long long c, call how, int from, in
     uint64_t pair = how == C_ALLTOALLW ? (uint64_t)(from * 16 + to + 1) : 0;
     rng r = {seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull) ^ (pair * 0x9E3779B97F4A7C15ull)};
     recipe *rec = recipe_random(&r, (int)rng_range(&r, 1, 3));
-    MPI_Datatype t = usable_recipe(rec) ? recipe_build(rec) : MPI_DATATYPE_NULL;
+    MPI_Datatype t = recipe_mpi_takes(rec) ? recipe_build(rec) : MPI_DATATYPE_NULL;
     if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
         t = MPI_DATATYPE_NULL;
     recipe_free(rec);
@@ -376,16 +370,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     long long cases = 600;
     uint64_t seed = 20261124;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--cases"))
-            cases = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 10);
-    }
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length;
-    MPI_Get_library_version(version, &length);
-    is_mpich = strstr(version, "MPICH") != NULL;
+    recipe_options(argc, argv, &cases, &seed);
 
     check_in_place();
     run_fft2(12 * nranks);

@@ -841,16 +841,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     long long cases = 1000;
     uint64_t seed = 20261122;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--cases"))
-            cases = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 10);
-    }
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int version_len;
-    MPI_Get_library_version(version, &version_len);
-    is_mpich = strstr(version, "MPICH") != NULL;
+    recipe_options(argc, argv, &cases, &seed);
+    is_mpich = recipe_mpi_is_mpich();
     int attached = 16 << 20;
     void *bsend_buffer = malloc((size_t)attached);
     MPI_Buffer_attach(bsend_buffer, attached);
@@ -932,8 +924,7 @@ int main(int argc, char **argv)
         int sendcount = (int)rng_range(&r, 1, 4), recvcount = sendcount + (int)rng_range(&r, -1, 1);
         if (recvcount < 1 || how == M_REPLACE || how == M_IREPLACE)
             recvcount = sendcount;
-        bool usable = !(is_mpich && (recipe_has_empty_derived_block(rec) ||
-                                     recipe_has_inner_negative_extent(rec)));
+        bool usable = recipe_mpi_takes(rec);
         MPI_Datatype t = usable ? recipe_build(rec) : MPI_DATATYPE_NULL;
         layout l;
         usable = t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) == MPI_SUCCESS &&
