@@ -23,7 +23,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, anal
         offset[i] = *total;
         if (b->count == 0)
             continue;
-        if (b->count < 0 || !b->buf || device_memory(b->buf))
+        if (!b->buf || device_memory(b->buf))
             return false;
         analysis *a = typecache_acquire(b->type);
         types[i] = a;
@@ -124,10 +124,27 @@ static void fill_arguments(exchange *x, bool large)
         }
     for (int i = 0; i < x->peers; i++)
         x->packed[i] = MPI_PACKED;
+    if (x->self >= 0) { /* moved by exchange_start, not by the MPI */
+        if (large)
+            ((MPI_Count *)x->send_counts)[x->self] = ((MPI_Count *)x->recv_counts)[x->self] = 0;
+        else
+            ((int *)x->send_counts)[x->self] = ((int *)x->recv_counts)[x->self] = 0;
+    }
+}
+
+/* Pack side `blocks` (analysed in `types`) into `staging`, at each block's offset; `skip` is a
+ * peer not to pack (-1: none). */
+static void pack_side(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
+                      const int64_t *offset, int peers, int skip, char *staging)
+{
+    for (int i = 0; i < peers; i++)
+        if (bytes[i] > 0 && i != skip)
+            types[i]->plan.pack(&types[i]->plan, blocks[i].buf, blocks[i].count,
+                                staging + offset[i]);
 }
 
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    bool large)
+                    int rank, bool uniform, bool large)
 {
     if (peers <= 0)
         return false;
@@ -150,33 +167,59 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     x->recv_displs = (char *)x->recv_counts + n * each;
     x->packed = (MPI_Datatype *)((char *)x->recv_displs + n * each);
     int64_t send_total = 0, recv_total = 0;
-    bool worth = false;
+    bool send_worth = false, recv_worth = false;
     static const coll_block none = {NULL, 0, MPI_DATATYPE_NULL};
-    for (int i = 0; i < peers; i++)
+    bool valid = true; /* a negative count: the MPI's error, for the call as it was made */
+    for (int i = 0; i < peers; i++) {
         x->recv[i] = recv ? recv[i] : none;
-    const bool usable =
-        (!send || analyse_side(send, peers, false, x->types, x->send_bytes, x->send_offset,
-                               &send_total, &worth)) &&
-        analyse_side(x->recv, peers, true, x->types + n, x->recv_bytes, x->recv_offset,
-                     &recv_total, &worth) &&
-        worth && receives_disjoint(x->recv, x->types + n, peers);
-    if (usable && send_total > 0)
-        x->send_staging = bufpool_take(send_total);
-    if (usable && recv_total > 0)
+        valid = valid && x->recv[i].count >= 0 && (!send || send[i].count >= 0);
+    }
+    if (!valid) {
+        free(memory);
+        return false;
+    }
+    const bool send_usable = send && analyse_side(send, peers, false, x->types, x->send_bytes,
+                                                  x->send_offset, &send_total, &send_worth);
+    const bool recv_usable = analyse_side(x->recv, peers, true, x->types + n, x->recv_bytes,
+                                          x->recv_offset, &recv_total, &recv_worth) &&
+                             receives_disjoint(x->recv, x->types + n, peers);
+    /* The rank's own block must not go from MPI_PACKED into the user's type: MPICH 5.0.2
+     * fails that self-message for some types ("signature does not match") where the same
+     * bytes from another rank arrive; the other way round is safe. So a packed send side
+     * packs the receive side too, or is not packed. */
+    const bool self_received = rank >= 0 && rank < peers && x->recv[rank].count > 0;
+    x->send_packed = send_usable && send_worth && (!self_received || recv_usable);
+    x->recv_packed = recv_usable && (recv_worth || (x->send_packed && self_received));
+    /* the block a rank sends itself goes straight from its send block into its receive
+     * staging, not through the MPI, when both sides are packed and agree on its size */
+    x->self = !uniform && self_received && x->send_packed && x->recv_packed &&
+                      x->send_bytes[rank] == x->recv_bytes[rank]
+                  ? rank
+                  : -1;
+    if (x->self >= 0) { /* close the gap it leaves in the send staging */
+        send_total -= x->send_bytes[x->self];
+        for (int i = x->self + 1; i < peers; i++)
+            x->send_offset[i] -= x->send_bytes[x->self];
+    }
+    if (x->send_packed) /* never NULL: some MPIs check that it differs from the receive buffer */
+        x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
+    if (x->recv_packed)
         x->recv_staging = bufpool_take(recv_total);
-    if (!usable || (send_total > 0 && !x->send_staging) ||
-        (recv_total > 0 && !x->recv_staging)) {
+    if ((!x->send_packed && !x->recv_packed) ||
+        (x->send_packed && !x->send_staging) ||
+        (x->recv_packed && !x->recv_staging)) {
         give_back(x);
         return false;
     }
-    for (int i = 0; send && i < peers; i++) {
-        if (x->send_bytes[i] == 0)
-            continue;
-        const plan *p = &x->types[i]->plan;
-        p->pack(p, send[i].buf, send[i].count, x->send_staging + x->send_offset[i]);
-    }
-    if (send_total > 0)
+    if (x->send_packed) {
+        pack_side(send, x->types, x->send_bytes, x->send_offset, peers, x->self, x->send_staging);
         stats_handled(send_total);
+    }
+    if (x->self >= 0) {
+        const plan *p = &x->types[x->self]->plan;
+        p->pack(p, send[x->self].buf, send[x->self].count, x->recv_staging + x->recv_offset[x->self]);
+        stats_handled(x->send_bytes[x->self]);
+    }
     fill_arguments(x, large);
     return true;
 }
@@ -184,7 +227,7 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
 void exchange_finish(exchange *x, int rc)
 {
     int64_t unpacked = 0;
-    for (int i = 0; rc == MPI_SUCCESS && i < x->peers; i++) {
+    for (int i = 0; rc == MPI_SUCCESS && x->recv_packed && i < x->peers; i++) {
         if (x->recv_bytes[i] == 0)
             continue;
         const plan *p = &x->types[x->peers + i]->plan;

@@ -6,15 +6,22 @@
  * type signature of the same bytes), and unpacking each peer's bytes from a second staging
  * buffer into the user's blocks.
  *
- * A call is carried only when
+ * Each side is decided alone: it is packed only when
  * - memcomm can pack every non-empty block of it (any type its engine handles, basic types
  *   included, each in host memory at a non-NULL address),
- * - at least one block is worth packing (message_worth_packing: what point-to-point would
- *   carry),
- * - no receive block overlaps itself or another (the MPI would write overlapping bytes in
- *   an order of its own),
- * - and all the packed bytes of each side fit an int (the MPI's int displacements).
- * Otherwise, and when memory is short, the MPI gets the call unchanged. */
+ * - at least one of its blocks is worth packing (message_worth_packing: what point-to-point
+ *   would carry),
+ * - for the receive side, no block overlaps itself or another (the MPI would write
+ *   overlapping bytes in an order of its own),
+ * - and all its packed bytes fit an int (the MPI's int displacements).
+ * A side not packed goes to the MPI as the user gave it (MPI_PACKED on the other side
+ * matches it): the send side of an FFT transpose, blocks of whole rows, streams from the
+ * user's buffer with no copy. A call with neither side packed, with a negative count, or
+ * when memory is short, goes to the MPI unchanged.
+ *
+ * The block a rank sends itself (Alltoallv and Alltoallw, both sides packed) is packed
+ * straight into its place in the receive staging and left out of the MPI's call: on two
+ * ranks that is half the data, which the MPI would otherwise copy once more. */
 #ifndef MEMCOMM_EXCHANGE_H
 #define MEMCOMM_EXCHANGE_H
 
@@ -33,6 +40,8 @@ typedef struct {
 
 typedef struct {
     int peers;
+    bool send_packed, recv_packed; /* which sides the MPI gets as MPI_PACKED bytes */
+    int self;                      /* the peer exchange_start moved itself, or -1 */
     /* per peer, receives after sends: packed bytes and their offset in the staging buffer */
     int64_t *send_bytes, *send_offset, *recv_bytes, *recv_offset;
     char *send_staging, *recv_staging; /* NULL when a side has no bytes */
@@ -45,11 +54,14 @@ typedef struct {
 } exchange;
 
 /* Whether memcomm carries a collective with these blocks (`peers` of each side; a side with
- * no blocks passes NULL). If so, the sends are packed into x->send_staging, the argument
- * arrays are in the int or (`large`) the large-count form, and the caller calls the MPI on
- * the staging buffers, then exchange_finish. */
+ * no blocks passes NULL). If so, the packed sides are in x->send_staging and
+ * x->recv_staging with their argument arrays in the int or (`large`) the large-count form,
+ * and the caller calls the MPI with them for the packed sides and the user's arguments for
+ * the others, then exchange_finish. `rank` is the caller's (its own block, see above);
+ * `uniform` says that the MPI's call takes one count for all peers (MPI_Alltoall), so that
+ * the rank's own block cannot be left out of it. */
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    bool large);
+                    int rank, bool uniform, bool large);
 
 /* The MPI's call returned `rc`: unpack what arrived (if it succeeded) and give everything
  * back. */

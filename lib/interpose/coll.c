@@ -13,13 +13,14 @@
 #include "../p2p/message.h"
 
 /* Whether a collective on `comm` may be carried at all: memcomm enabled, an
- * intracommunicator; `*peers` is its size. */
-static bool carriable(MPI_Comm comm, int *peers)
+ * intracommunicator; `*peers` is its size and `*rank` the caller's. */
+static bool carriable(MPI_Comm comm, int *peers, int *rank)
 {
     int inter = 1;
     return !config_get()->disable && comm != MPI_COMM_NULL &&
            PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
-           PMPI_Comm_size(comm, peers) == MPI_SUCCESS;
+           PMPI_Comm_size(comm, peers) == MPI_SUCCESS &&
+           PMPI_Comm_rank(comm, rank) == MPI_SUCCESS;
 }
 
 /* `peers` blocks of `count` instances of `type`, one after another from `buf` (Alltoall's
@@ -49,9 +50,11 @@ static coll_block *blocks_of(int peers, void *buf, MPI_Datatype type, const void
 }
 
 /* Start an exchange for blocks built by blocks_of, or say no. */
-static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, bool large)
+static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, int rank,
+                  bool uniform, bool large)
 {
-    const bool carried = send && recv && exchange_start(x, peers, send, recv, large);
+    const bool carried =
+        send && recv && exchange_start(x, peers, send, recv, rank, uniform, large);
     free(send);
     free(recv);
     return carried;
@@ -62,19 +65,37 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, bo
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers;                                                                             \
+        int peers, rank;                                                                       \
         if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
-            !carriable(comm, &peers) ||                                                        \
+            !carriable(comm, &peers, &rank) ||                                                 \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, NULL, NULL, NULL, false,        \
                              sendcount),                                                       \
                    blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount),    \
-                   false))                                                                     \
+                   rank, true, false))                                                                 \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
-        int rc = PNAME(x.send_staging, (COUNT_T)x.send_bytes[0], MPI_PACKED, x.recv_staging,   \
-                       (COUNT_T)x.recv_bytes[0], MPI_PACKED, comm);                            \
+        if (x.send_packed) {                                                                   \
+            sendbuf = x.send_staging;                                                          \
+            sendcount = (COUNT_T)x.send_bytes[0];                                              \
+            sendtype = MPI_PACKED;                                                             \
+        }                                                                                      \
+        if (x.recv_packed) {                                                                   \
+            recvbuf = x.recv_staging;                                                          \
+            recvcount = (COUNT_T)x.recv_bytes[0];                                              \
+            recvtype = MPI_PACKED;                                                             \
+        }                                                                                      \
+        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);      \
         exchange_finish(&x, rc);                                                               \
         return rc;                                                                             \
+    }
+
+/* A side of Alltoallv or Alltoallw that exchange_start packed: its MPI arguments. */
+#define PACKED_SIDE(SIDE)                                                    \
+    if (x.SIDE##_packed) {                                                                     \
+        SIDE##buf = x.SIDE##_staging;                                                          \
+        SIDE##counts = x.SIDE##_counts;                                                        \
+        SIDE##displs = x.SIDE##_displs;                                                        \
+        SIDE##types = x.packed;                                                                \
     }
 
 #define ALLTOALLV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                   \
@@ -83,18 +104,23 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, bo
                     const DISPL_T rdispls[], MPI_Datatype recvtype, MPI_Comm comm)             \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers;                                                                             \
+        int peers, rank;                                                                       \
         if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
-            !sendcounts || !sdispls || !recvcounts || !rdispls || !carriable(comm, &peers) ||  \
+            !sendcounts || !sdispls || !recvcounts || !rdispls ||                              \
+            !carriable(comm, &peers, &rank) ||                                                 \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, sendcounts, sdispls, NULL,      \
                              LARGE, 0),                                                        \
                    blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0),   \
-                   LARGE))                                                                     \
+                   rank, false, LARGE))                                                               \
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
-        int rc = PNAME(x.send_staging, x.send_counts, x.send_displs, MPI_PACKED, x.recv_staging, \
-                       x.recv_counts, x.recv_displs, MPI_PACKED, comm);                        \
+        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
+        const MPI_Datatype *sendtypes = &sendtype, *recvtypes = &recvtype;                     \
+        PACKED_SIDE(send)                                                    \
+        PACKED_SIDE(recv)                                                    \
+        int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes[0], recvbuf, recvcounts,     \
+                       recvdispls, recvtypes[0], comm);                                        \
         exchange_finish(&x, rc);                                                               \
         return rc;                                                                             \
     }
@@ -114,20 +140,23 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
                     const DISPL_T rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)    \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers;                                                                             \
+        int peers, rank;                                                                       \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
-            !rdispls || !recvtypes || !carriable(comm, &peers) ||                              \
+            !rdispls || !recvtypes || !carriable(comm, &peers, &rank) ||                       \
             all_pass(peers, sendtypes, recvtypes) ||                                           \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts, sdispls,   \
                              sendtypes, LARGE, 0),                                             \
                    blocks_of(peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls,           \
                              recvtypes, LARGE, 0),                                             \
-                   LARGE))                                                                     \
+                   rank, false, LARGE))                                                               \
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
-        int rc = PNAME(x.send_staging, x.send_counts, x.send_displs, x.packed, x.recv_staging, \
-                       x.recv_counts, x.recv_displs, x.packed, comm);                          \
+        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
+        PACKED_SIDE(send)                                                    \
+        PACKED_SIDE(recv)                                                    \
+        int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes, recvbuf, recvcounts,        \
+                       recvdispls, recvtypes, comm);                                           \
         exchange_finish(&x, rc);                                                               \
         return rc;                                                                             \
     }
