@@ -6,6 +6,7 @@
 
 #include "../base/alloc.h"
 #include "../core/device.h"
+#include "../core/sendpath.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
@@ -14,7 +15,8 @@
 /* One side's blocks analysed: bytes per block, offsets in the staging buffer, the total. False
  * if a block is one memcomm cannot pack (or unpack exactly, `receive`). */
 static bool analyse_side(const coll_block *blocks, int peers, bool receive, analysis **types,
-                         int64_t *bytes, int64_t *offset, int64_t *total, bool *worth)
+                         int64_t *bytes, int64_t *offset, int64_t *total, bool *worth,
+                         bool *packable)
 {
     *total = 0;
     for (int i = 0; i < peers; i++) {
@@ -36,6 +38,8 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, anal
             *worth = true;
         else /* the next call on this type skips all this (message_passes) */
             message_mark_passing(b->type, a);
+        if (bytes[i] > 0 && message_packable(a, b->count))
+            *packable = true;
     }
     return true;
 }
@@ -143,8 +147,71 @@ static void pack_side(const coll_block *blocks, analysis *const *types, const in
                                 staging + offset[i]);
 }
 
+/* The analysis of the packed block with the most bytes: what the path choice is keyed by. */
+static analysis *heaviest(const exchange *x)
+{
+    analysis *key = NULL;
+    int64_t most = 0;
+    for (int i = 0; i < 2 * x->peers; i++) {
+        const bool sent = i < x->peers;
+        const int64_t bytes = sent ? x->send_bytes[i] : x->recv_bytes[i - x->peers];
+        if ((sent ? x->send_packed : x->recv_packed) && bytes > most) {
+            most = bytes;
+            key = x->types[i];
+        }
+    }
+    return key;
+}
+
+/* Which sides a path packs. */
+typedef struct {
+    bool send, recv;
+} sides;
+
+/* The sides packed when the blocks that `pack` says are worth it are packed. The rank's own
+ * block must not go from MPI_PACKED into the user's type: MPICH 5.0.2 fails that
+ * self-message for some types ("signature does not match") where the same bytes from another
+ * rank arrive; the other way round is safe. So a packed send side packs the receive side
+ * too, or is not packed. */
+static sides packed_sides(bool send_usable, bool recv_usable, bool self_received,
+                          bool send_worth, bool recv_worth)
+{
+    sides s;
+    s.send = send_usable && send_worth && (!self_received || recv_usable);
+    s.recv = recv_usable && (recv_worth || (s.send && self_received));
+    return s;
+}
+
+/* The path, by measurement (lib/core/sendpath.h) among: packing the sides with short blocks
+ * (what point-to-point would pack), packing every side with any gap (long blocks too: the
+ * MPI's collectives copy those slowly on some sizes), and the MPI's own path; the ones that
+ * pack something, once each. Sets the sides packed; false if there is nothing to choose or
+ * the MPI's path is decided (a timed trial of it is carried with no side packed, to be
+ * timed at exchange_finish). */
+static bool choose_path(exchange *x, path_use use, sides short_blocks, sides any_gap,
+                        int64_t send_total, int64_t recv_total)
+{
+    sides paths[SENDPATH_MAX_PATHS];
+    int n = 0;
+    if (short_blocks.send || short_blocks.recv)
+        paths[n++] = short_blocks;
+    if ((any_gap.send || any_gap.recv) &&
+        (n == 0 || any_gap.send != short_blocks.send || any_gap.recv != short_blocks.recv))
+        paths[n++] = any_gap;
+    if (n == 0)
+        return false;
+    paths[n++] = (sides){false, false}; /* the MPI's own */
+    x->send_packed = paths[0].send;     /* the key: the largest block of the first path */
+    x->recv_packed = paths[0].recv;
+    x->key = heaviest(x);
+    x->choice = sendpath_choose(x->key, use, send_total + recv_total, n);
+    x->send_packed = paths[x->choice.path].send;
+    x->recv_packed = paths[x->choice.path].recv;
+    return x->choice.path < n - 1 || x->choice.trial >= 0;
+}
+
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    int rank, bool uniform, bool large)
+                    int rank, bool uniform, path_use use, bool large)
 {
     if (peers <= 0)
         return false;
@@ -178,18 +245,24 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
         free(memory);
         return false;
     }
-    const bool send_usable = send && analyse_side(send, peers, false, x->types, x->send_bytes,
-                                                  x->send_offset, &send_total, &send_worth);
+    bool send_packable = false, recv_packable = false;
+    const bool send_usable =
+        send && analyse_side(send, peers, false, x->types, x->send_bytes, x->send_offset,
+                             &send_total, &send_worth, &send_packable);
     const bool recv_usable = analyse_side(x->recv, peers, true, x->types + n, x->recv_bytes,
-                                          x->recv_offset, &recv_total, &recv_worth) &&
+                                          x->recv_offset, &recv_total, &recv_worth,
+                                          &recv_packable) &&
                              receives_disjoint(x->recv, x->types + n, peers);
-    /* The rank's own block must not go from MPI_PACKED into the user's type: MPICH 5.0.2
-     * fails that self-message for some types ("signature does not match") where the same
-     * bytes from another rank arrive; the other way round is safe. So a packed send side
-     * packs the receive side too, or is not packed. */
     const bool self_received = rank >= 0 && rank < peers && x->recv[rank].count > 0;
-    x->send_packed = send_usable && send_worth && (!self_received || recv_usable);
-    x->recv_packed = recv_usable && (recv_worth || (x->send_packed && self_received));
+    if (!choose_path(x, use,
+                     packed_sides(send_usable, recv_usable, self_received, send_worth,
+                                  recv_worth),
+                     packed_sides(send_usable, recv_usable, self_received, send_packable,
+                                  recv_packable),
+                     send_total, recv_total)) {
+        give_back(x);
+        return false;
+    }
     /* the block a rank sends itself goes straight from its send block into its receive
      * staging, not through the MPI, when both sides are packed and agree on its size */
     x->self = !uniform && self_received && x->send_packed && x->recv_packed &&
@@ -201,30 +274,30 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
         for (int i = x->self + 1; i < peers; i++)
             x->send_offset[i] -= x->send_bytes[x->self];
     }
-    if (x->send_packed) /* never NULL: some MPIs check that it differs from the receive buffer */
+    if (x->send_packed) /* never NULL: MPICH checks that it differs from the receive buffer */
         x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
     if (x->recv_packed)
         x->recv_staging = bufpool_take(recv_total);
-    if ((!x->send_packed && !x->recv_packed) ||
-        (x->send_packed && !x->send_staging) ||
-        (x->recv_packed && !x->recv_staging)) {
+    if ((x->send_packed && !x->send_staging) || (x->recv_packed && !x->recv_staging)) {
         give_back(x);
         return false;
     }
     if (x->send_packed) {
-        pack_side(send, x->types, x->send_bytes, x->send_offset, peers, x->self, x->send_staging);
+        pack_side(send, x->types, x->send_bytes, x->send_offset, peers, x->self,
+                  x->send_staging);
         stats_handled(send_total);
     }
     if (x->self >= 0) {
         const plan *p = &x->types[x->self]->plan;
-        p->pack(p, send[x->self].buf, send[x->self].count, x->recv_staging + x->recv_offset[x->self]);
+        p->pack(p, send[x->self].buf, send[x->self].count,
+                x->recv_staging + x->recv_offset[x->self]);
         stats_handled(x->send_bytes[x->self]);
     }
     fill_arguments(x, large);
     return true;
 }
 
-void exchange_finish(exchange *x, int rc)
+void exchange_finish(exchange *x, int rc, double start)
 {
     int64_t unpacked = 0;
     for (int i = 0; rc == MPI_SUCCESS && x->recv_packed && i < x->peers; i++) {
@@ -236,5 +309,7 @@ void exchange_finish(exchange *x, int rc)
     }
     if (unpacked > 0)
         stats_handled(unpacked);
+    if (x->choice.trial >= 0 && rc == MPI_SUCCESS)
+        sendpath_record(x->key, &x->choice, PMPI_Wtime() - start);
     give_back(x);
 }

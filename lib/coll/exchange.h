@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "../core/analysis.h"
+#include "../core/sendpath.h"
 
 /* What one peer sends or receives: `count` instances of `type` from `buf`. */
 typedef struct {
@@ -51,6 +52,8 @@ typedef struct {
      * counts and MPI_Aint offsets for the large-count forms), and MPI_PACKED per peer */
     void *send_counts, *send_displs, *recv_counts, *recv_displs;
     MPI_Datatype *packed;
+    analysis *key;      /* the path choice's key (one of `types`), when there is a choice */
+    send_choice choice; /* packed or the MPI's own path, maybe a timed trial of one */
 } exchange;
 
 /* Whether memcomm carries a collective with these blocks (`peers` of each side; a side with
@@ -59,12 +62,18 @@ typedef struct {
  * and the caller calls the MPI with them for the packed sides and the user's arguments for
  * the others, then exchange_finish. `rank` is the caller's (its own block, see above);
  * `uniform` says that the MPI's call takes one count for all peers (MPI_Alltoall), so that
- * the rank's own block cannot be left out of it. */
+ * the rank's own block cannot be left out of it.
+ *
+ * Whether packing pays is measured per collective (`use`), keyed by the largest packed
+ * block's type and the bytes packed (lib/core/sendpath.h): the first calls alternate timed
+ * trials of both paths. A trial of the MPI's own path is carried with neither side packed
+ * (the caller passes the user's arguments); once the MPI's path is chosen, the call is not
+ * carried. */
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    int rank, bool uniform, bool large);
+                    int rank, bool uniform, path_use use, bool large);
 
-/* The MPI's call returned `rc`: unpack what arrived (if it succeeded) and give everything
- * back. */
-void exchange_finish(exchange *x, int rc);
+/* The MPI's call, begun at `start` (PMPI_Wtime, before exchange_start), returned `rc`:
+ * unpack what arrived (if it succeeded), record a timed trial, and give everything back. */
+void exchange_finish(exchange *x, int rc, double start);
 
 #endif

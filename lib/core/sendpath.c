@@ -9,16 +9,19 @@
 
 enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 
+enum { MAX_TRIALS = SENDPATH_MAX_PATHS * SENDPATH_TRIALS_EACH };
+
 typedef struct {
     int next;    /* trials handed out */
     int recorded;
-    int decided; /* UNDECIDED or a send_path */
-    double seconds[SENDPATH_TRIALS];
+    int paths;   /* alternatives, set by the first choice */
+    int decided; /* UNDECIDED or a path */
+    double seconds[MAX_TRIALS];
 } size_class_state;
 
 struct sendpath_table {
     pthread_mutex_t lock;
-    size_class_state classes[SIZE_CLASSES];
+    size_class_state classes[PATH_USES][SIZE_CLASSES];
 };
 
 /* powers of two: messages within a factor of two share a measurement */
@@ -41,8 +44,9 @@ static sendpath_table *table_of(analysis *a)
     if (!fresh)
         return NULL;
     pthread_mutex_init(&fresh->lock, NULL);
-    for (int c = 0; c < SIZE_CLASSES; c++)
-        fresh->classes[c].decided = UNDECIDED;
+    for (int u = 0; u < PATH_USES; u++)
+        for (int c = 0; c < SIZE_CLASSES; c++)
+            fresh->classes[u][c].decided = UNDECIDED;
     sendpath_table *expected = NULL;
     if (!atomic_compare_exchange_strong(&a->send_paths, &expected, fresh)) {
         pthread_mutex_destroy(&fresh->lock);
@@ -52,24 +56,27 @@ static sendpath_table *table_of(analysis *a)
     return fresh;
 }
 
-static send_path fixed_path(void)
+static int fixed_path(int paths)
 {
-    return config_get()->send_path == CONFIG_SEND_BY_MPI ? SEND_BY_MPI : SEND_PACKED;
+    return config_get()->send_path == CONFIG_SEND_BY_MPI ? paths - 1 : 0;
 }
 
-send_choice sendpath_choose(analysis *a, int64_t bytes)
+send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
 {
-    send_choice choice = {fixed_path(), -1, size_class(bytes)};
+    send_choice choice = {fixed_path(paths), -1, size_class(bytes), use};
     sendpath_table *t;
-    if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)))
+    if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)) || paths < 2 ||
+        paths > SENDPATH_MAX_PATHS)
         return choice;
-    size_class_state *s = &t->classes[choice.size_class];
+    size_class_state *s = &t->classes[use][choice.size_class];
     pthread_mutex_lock(&t->lock);
+    if (!s->paths)
+        s->paths = paths;
     if (s->decided != UNDECIDED) {
-        choice.path = (send_path)s->decided;
-    } else if (s->next < SENDPATH_TRIALS) {
+        choice.path = s->decided < paths ? s->decided : 0;
+    } else if (s->paths == paths && s->next < paths * SENDPATH_TRIALS_EACH) {
         choice.trial = s->next++;
-        choice.path = choice.trial % 2 ? SEND_BY_MPI : SEND_PACKED;
+        choice.path = choice.trial % paths;
     } /* else: trials out, not all recorded yet: pack */
     pthread_mutex_unlock(&t->lock);
     return choice;
@@ -80,41 +87,39 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (c->trial < 0 || !t)
         return;
-    size_class_state *s = &t->classes[c->size_class];
+    size_class_state *s = &t->classes[c->use][c->size_class];
     pthread_mutex_lock(&t->lock);
     s->seconds[c->trial] = seconds;
-    if (++s->recorded == SENDPATH_TRIALS) {
-        double packed[SENDPATH_TRIALS / 2], by_mpi[SENDPATH_TRIALS / 2];
-        for (int i = 0; i < SENDPATH_TRIALS / 2; i++) {
-            packed[i] = s->seconds[2 * i];
-            by_mpi[i] = s->seconds[2 * i + 1];
-        }
-        s->decided = (int)sendpath_decide(packed, by_mpi, SENDPATH_TRIALS / 2);
-    }
+    if (++s->recorded == s->paths * SENDPATH_TRIALS_EACH)
+        s->decided = sendpath_decide(s->seconds, s->paths, s->recorded);
     pthread_mutex_unlock(&t->lock);
 }
 
-send_path sendpath_for_nonblocking(analysis *a, int64_t bytes)
+int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes)
 {
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (config_get()->send_path != CONFIG_SEND_MEASURE)
-        return fixed_path();
+        return fixed_path(2);
     if (!t)
         return SEND_PACKED;
     pthread_mutex_lock(&t->lock);
-    int decided = t->classes[size_class(bytes)].decided;
+    int decided = t->classes[use][size_class(bytes)].decided;
     pthread_mutex_unlock(&t->lock);
-    return decided == UNDECIDED ? SEND_PACKED : (send_path)decided;
+    return decided == UNDECIDED ? SEND_PACKED : decided;
 }
 
-send_path sendpath_decide(const double packed[], const double by_mpi[], int n)
+int sendpath_decide(const double seconds[], int paths, int trials)
 {
-    double best_packed = packed[0], best_mpi = by_mpi[0];
-    for (int i = 1; i < n; i++) {
-        best_packed = packed[i] < best_packed ? packed[i] : best_packed;
-        best_mpi = by_mpi[i] < best_mpi ? by_mpi[i] : best_mpi;
-    }
-    return best_mpi < best_packed ? SEND_BY_MPI : SEND_PACKED;
+    double best[SENDPATH_MAX_PATHS];
+    for (int p = 0; p < paths; p++)
+        best[p] = seconds[p];
+    for (int t = paths; t < trials; t++)
+        best[t % paths] = seconds[t] < best[t % paths] ? seconds[t] : best[t % paths];
+    int chosen = 0;
+    for (int p = 1; p < paths; p++)
+        if (best[p] < best[chosen])
+            chosen = p;
+    return chosen;
 }
 
 void sendpath_free(analysis *a)

@@ -1,5 +1,6 @@
 /* sendpath: whether a send of a type memcomm carries packs it (memcomm) or goes to the MPI's
- * own datatype send, measured per type and message size.
+ * own datatype send, measured per type and message size; likewise for each collective memcomm
+ * carries (a "use": the same type may win in a send and lose in an Alltoall).
  *
  * Pack-then-send costs one copy more than a datatype send that packs straight into the
  * transport, which is what Open MPI does for messages it pipelines: there its datatype send
@@ -7,8 +8,9 @@
  * depends on the MPI, the layout and the size, so memcomm measures it: the first blocking
  * sends of each (type, size class) alternate between the two paths, timed, and the faster
  * one (by the best of three each) is used from then on. Both paths deliver the same bytes, so
- * the choice changes speed only. Non-blocking sends use a decided path, or pack until one is
- * decided. MEMCOMM_SEND_PATH=packed or =mpi fixes the path; =measure is the default. */
+ * the choice changes speed only (a collective's ranks may choose differently: MPI_PACKED
+ * matches any type). Non-blocking sends use a decided path, or pack until one is decided.
+ * MEMCOMM_SEND_PATH=packed or =mpi fixes the path of every use; =measure is the default. */
 #ifndef MEMCOMM_SENDPATH_H
 #define MEMCOMM_SENDPATH_H
 
@@ -19,26 +21,36 @@
 
 typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
+/* What is timed: a point-to-point send, or a collective (the whole call, every rank's
+ * packing and unpacking included), keyed by the analysis of its largest packed block. */
+typedef enum { USE_SEND, USE_ALLTOALL, USE_ALLTOALLV, USE_ALLTOALLW, PATH_USES } path_use;
+
+/* A choice among `paths` alternatives: 0 is packing (SEND_PACKED), the last is the MPI's own
+ * path (SEND_BY_MPI for a send's two); a collective may have a third, packing long blocks
+ * too (lib/coll/exchange.c). */
+enum { SENDPATH_MAX_PATHS = 3, SENDPATH_TRIALS_EACH = 3 };
+
 typedef struct {
-    send_path path;
+    int path;
     int trial; /* >= 0: this send is timed as trial `trial` of its size class; -1: not timed */
     int size_class;
+    path_use use;
 } send_choice;
 
-enum { SENDPATH_TRIALS = 6 }; /* alternating: packed, by the MPI, packed, ... (3 each) */
-
-/* The path for a blocking send of `bytes` of this type. */
-send_choice sendpath_choose(analysis *a, int64_t bytes);
+/* The path for a blocking call (`use`) moving `bytes` of this type, among `paths` (2 or 3;
+ * the same for every call of a use, type and size). The first calls are trials, the paths in
+ * turn, 3 each. */
+send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths);
 
 /* The time a timed send took. */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
-/* The path for a non-blocking send: the decided one, packed until then. */
-send_path sendpath_for_nonblocking(analysis *a, int64_t bytes);
+/* The path for a non-blocking call: the decided one, packed (0) until then. */
+int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes);
 
-/* The decision from the trials' times (pure, for tests): by the MPI only if its best time is
- * better than memcomm's best. */
-send_path sendpath_decide(const double packed[], const double by_mpi[], int n);
+/* The decision from the trials' times, trial t having taken path t % paths (pure, for
+ * tests): the path with the best time, the lower index on a tie. */
+int sendpath_decide(const double seconds[], int paths, int trials);
 
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);

@@ -51,10 +51,10 @@ static coll_block *blocks_of(int peers, void *buf, MPI_Datatype type, const void
 
 /* Start an exchange for blocks built by blocks_of, or say no. */
 static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, int rank,
-                  bool uniform, bool large)
+                  bool uniform, path_use use, bool large)
 {
     const bool carried =
-        send && recv && exchange_start(x, peers, send, recv, rank, uniform, large);
+        send && recv && exchange_start(x, peers, send, recv, rank, uniform, use, large);
     free(send);
     free(recv);
     return carried;
@@ -66,13 +66,15 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
     {                                                                                          \
         exchange x;                                                                            \
         int peers, rank;                                                                       \
-        if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
+        if (sendbuf == MPI_IN_PLACE ||                                                         \
+            (message_passes_all(sendtype) && message_passes_all(recvtype)) ||                  \
             !carriable(comm, &peers, &rank) ||                                                 \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, NULL, NULL, NULL, false,        \
                              sendcount),                                                       \
                    blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount),    \
-                   rank, true, false))                                                                 \
+                   rank, true, USE_ALLTOALL, false))                                           \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
         if (x.send_packed) {                                                                   \
             sendbuf = x.send_staging;                                                          \
@@ -85,12 +87,12 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
             recvtype = MPI_PACKED;                                                             \
         }                                                                                      \
         int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);      \
-        exchange_finish(&x, rc);                                                               \
+        exchange_finish(&x, rc, began);                                                        \
         return rc;                                                                             \
     }
 
 /* A side of Alltoallv or Alltoallw that exchange_start packed: its MPI arguments. */
-#define PACKED_SIDE(SIDE)                                                    \
+#define PACKED_SIDE(SIDE)                                                                      \
     if (x.SIDE##_packed) {                                                                     \
         SIDE##buf = x.SIDE##_staging;                                                          \
         SIDE##counts = x.SIDE##_counts;                                                        \
@@ -105,23 +107,25 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
     {                                                                                          \
         exchange x;                                                                            \
         int peers, rank;                                                                       \
-        if (sendbuf == MPI_IN_PLACE || (message_passes(sendtype) && message_passes(recvtype)) || \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
+        if (sendbuf == MPI_IN_PLACE ||                                                         \
+            (message_passes_all(sendtype) && message_passes_all(recvtype)) ||                  \
             !sendcounts || !sdispls || !recvcounts || !rdispls ||                              \
             !carriable(comm, &peers, &rank) ||                                                 \
             !start(&x, peers,                                                                  \
                    blocks_of(peers, (void *)sendbuf, sendtype, sendcounts, sdispls, NULL,      \
                              LARGE, 0),                                                        \
                    blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0),   \
-                   rank, false, LARGE))                                                               \
+                   rank, false, USE_ALLTOALLV, LARGE))                                         \
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
         const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
         const MPI_Datatype *sendtypes = &sendtype, *recvtypes = &recvtype;                     \
-        PACKED_SIDE(send)                                                    \
-        PACKED_SIDE(recv)                                                    \
+        PACKED_SIDE(send)                                                                      \
+        PACKED_SIDE(recv)                                                                      \
         int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes[0], recvbuf, recvcounts,     \
                        recvdispls, recvtypes[0], comm);                                        \
-        exchange_finish(&x, rc);                                                               \
+        exchange_finish(&x, rc, began);                                                        \
         return rc;                                                                             \
     }
 
@@ -129,7 +133,7 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
 static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *recv)
 {
     for (int i = 0; i < peers; i++)
-        if (!message_passes(send[i]) || !message_passes(recv[i]))
+        if (!message_passes_all(send[i]) || !message_passes_all(recv[i]))
             return false;
     return true;
 }
@@ -141,6 +145,7 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
     {                                                                                          \
         exchange x;                                                                            \
         int peers, rank;                                                                       \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
             !rdispls || !recvtypes || !carriable(comm, &peers, &rank) ||                       \
             all_pass(peers, sendtypes, recvtypes) ||                                           \
@@ -149,15 +154,15 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
                              sendtypes, LARGE, 0),                                             \
                    blocks_of(peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls,           \
                              recvtypes, LARGE, 0),                                             \
-                   rank, false, LARGE))                                                               \
+                   rank, false, USE_ALLTOALLW, LARGE))                                         \
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
         const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
-        PACKED_SIDE(send)                                                    \
-        PACKED_SIDE(recv)                                                    \
+        PACKED_SIDE(send)                                                                      \
+        PACKED_SIDE(recv)                                                                      \
         int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes, recvbuf, recvcounts,        \
                        recvdispls, recvtypes, comm);                                           \
-        exchange_finish(&x, rc);                                                               \
+        exchange_finish(&x, rc, began);                                                        \
         return rc;                                                                             \
     }
 

@@ -53,7 +53,7 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
         message m;                                                                             \
         if (!message_carries(buf, count, type, dest, false, &m))                               \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        send_choice choice = sendpath_choose(m.analysis, m.bytes);                             \
+        send_choice choice = sendpath_choose(m.analysis, USE_SEND, m.bytes, 2);                \
         const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
         void *packed = choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;       \
         int rc = packed ? PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, dest, tag, comm)         \

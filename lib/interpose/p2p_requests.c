@@ -19,7 +19,8 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
 {
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
-    if (!receive && !persistent && sendpath_for_nonblocking(c->m.analysis, c->m.bytes) == SEND_BY_MPI) {
+    if (!receive && !persistent &&
+        sendpath_for_nonblocking(c->m.analysis, USE_SEND, c->m.bytes) == SEND_BY_MPI) {
         message_done(&c->m); /* the MPI's datatype send measured faster for this type */
         return false;
     }

@@ -127,7 +127,11 @@ def check(args: argparse.Namespace) -> int:
 
 
 # transpose sides the pack and ping-pong benchmarks use when --sizes is not given
-DEFAULT_SIZES = {"pack": "512,1024,2048,4096,8192", "pingpong": "256,512,1024,2048,4096"}
+DEFAULT_SIZES = {
+    "pack": "512,1024,2048,4096,8192",
+    "pingpong": "256,512,1024,2048,4096",
+    "collectives": "1024,2048,4096",
+}
 # --quick: small sizes and few samples, for a first look (and the tests)
 QUICK_SIZES = {
     "noncontig": "64,4K,256K",
@@ -141,6 +145,7 @@ QUICK_SIZES = {
     "copy": "64K,16M",
     "pack": "256",
     "pingpong": "256,512",
+    "collectives": "256",
     "logp": "8,1K,64K,1M,4M",
     "tlb": "16,64,256,1K",
     "layouts": "64K",
@@ -171,6 +176,9 @@ def program_arguments(
             program += ["--sizes", parameters["sizes"]]
         if experiment.name == "pack":
             program += ["--scale", str(args.scale if not args.quick else 64)]
+        if experiment.name == "collectives":
+            parameters["slabs"] = args.slabs or ("64" if args.quick else "128,256,512")
+            program += ["--slabs", parameters["slabs"]]
         if args.only:
             program += ["--only", args.only]
         return program, parameters
@@ -507,8 +515,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--sizes",
                 help="comma-separated sizes (K/M/G suffixes; transpose "
-                "sides for pack, pingpong and decompose)",
+                "sides for pack, pingpong and decompose; FFT2 sides for collectives)",
             )
+            p.add_argument("--slabs", help="collectives: sides of the slab redistributions")
             p.add_argument(
                 "--engine",
                 choices=("mpi", "memcomm", "both"),
@@ -531,7 +540,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--scale", type=int, default=1, help="pack: divide the other patterns' sizes (1-64)"
             )
-            p.add_argument("--only", default="", help="pack, pingpong: patterns containing this")
+            p.add_argument(
+                "--only", default="", help="pack, pingpong, collectives: patterns containing this"
+            )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(
                 "--simulate",

@@ -158,6 +158,16 @@ EXPERIMENTS: dict[str, Experiment] = {
             suite=False,
         ),
         Experiment(
+            "collectives",
+            "bench/bench_collectives",
+            2,
+            "FFT redistributions as Alltoall/Alltoallw of derived types (FFT2 transpose, "
+            "blocks, x- to y-slabs), every method",
+            "issue 12; ddtbench FFT2",
+            ("memcomm",),
+            suite=False,
+        ),
+        Experiment(
             "lifecycle",
             "bench/bench_lifecycle",
             2,

@@ -203,6 +203,28 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mpi", BUILT)
+def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "collectives.jsonl"
+    result = memcomm(
+        "bench", "collectives", "--mpi", mpi, "--reps", "3", "--sizes", "64",
+        "--slabs", "32", "--json", str(out),
+    )  # fmt: skip
+    # the program exits non-zero if a method delivers other bytes than the MPI's own call
+    assert result.returncode == 0, result.stderr
+    runs = results.read([out])
+    records = [runs[0].result(r) for r in runs[0].results]
+    assert {r["pattern"] for r in records} == {
+        "fft2 64^2 complex, Alltoall",
+        "fft2 blocks 64^2 complex, Alltoall",
+        "slabs xy 32^3 double, Alltoallw",
+        "slabs xz 32^3 double, Alltoallw",
+    }
+    assert {r["method"] for r in records} == {"contiguous", "mpi", "manual", "memcomm"}
+    assert all(r["experiment"] == "collectives" and len(r["seconds"]) == 3 for r in records)
+    assert "memcomm/manual" in result.stdout and "geometric mean" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
 def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "lifecycle.jsonl"
     result = memcomm(

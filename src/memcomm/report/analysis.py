@@ -572,6 +572,54 @@ def pack(results: Sequence[Result]) -> Analysis:
     )
 
 
+def collectives(results: Sequence[Result]) -> Analysis:
+    """FFT redistributions as collectives: memcomm against the MPI's own call, a hand-written
+    pack around an Alltoallv, and a contiguous Alltoall of the same bytes."""
+    series = group(
+        results,
+        lambda r: f"{r['method']} ({r.get('mpi', '?')})",
+        value=lambda r: [r["bytes"] / t / 1e9 for t in r["seconds"]],
+    )
+    findings, out = [], []
+    for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
+        rows = tables.pack_rows(_of(results, mpi=mpi), "collectives")
+        out.append(
+            Table(
+                f"collectives, {mpi}: slowest rank (median), bytes each rank sends",
+                *tables.collectives_columns(rows),
+            )
+        )
+        ratios = [row.ratio("memcomm", "mpi") for row in rows if row.has("memcomm")]
+        findings += [
+            f"{mpi}, {row.pattern}: memcomm {row.ratio('memcomm', 'mpi'):.2f}x the MPI's own "
+            f"collective, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of a contiguous "
+            "Alltoall"
+            for row in rows
+            if row.has("memcomm") and row.has("mpi") and row.has("contiguous")
+        ]
+        if ratios:
+            findings.append(
+                f"{mpi}: worst {min(ratios):.2f}x, geometric mean {tables.geomean(ratios):.2f}x"
+            )
+    return Analysis(
+        "collectives",
+        "FFT redistributions as collectives with derived datatypes",
+        "issue 12; ddtbench FFT2",
+        findings,
+        [
+            Figure(
+                "collectives",
+                "Collective bandwidth per rank",
+                "bytes each rank sends",
+                "GB/s (slowest rank)",
+                series,
+                ylog=False,
+            )
+        ],
+        out,
+    )
+
+
 def pingpong(results: Sequence[Result]) -> Analysis:
     transposes = [r for r in results if str(r.get("pattern", "")).startswith("transpose")]
     series = group(
@@ -1020,6 +1068,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "copy": copy,
         "pack": pack,
         "pingpong": pingpong,
+        "collectives": collectives,
         "lifecycle": lifecycle,
         "logp": logp,
     }

@@ -134,6 +134,26 @@ def pingpong_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]
     return header, body
 
 
+def collectives_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]]]:
+    """Time of the slowest rank and bandwidth (bytes each rank sends) of each method;
+    memcomm against the MPI's own collective, the hand-written pack and the contiguous
+    Alltoall of the same bytes."""
+    methods = ["contiguous", "mpi", "manual", "memcomm"]
+    header = ["pattern", "MB/rank", *[f"{m} GB/s" for m in methods], "memcomm ms"]
+    header += ["memcomm/MPI", "memcomm/manual", "of contiguous"]
+    body = []
+    for r in rows:
+        if not (r.has("memcomm") and r.has("mpi")):
+            continue
+        cells = [r.pattern, f"{r.bytes / 1e6:.1f}"]
+        cells += [f"{r.gbps(m):.2f}" if r.has(m) else "-" for m in methods]
+        cells += [f"{r.seconds('memcomm') * 1e3:.2f}", f"{r.ratio('memcomm', 'mpi'):.2f}x"]
+        cells += [f"{r.ratio('memcomm', 'manual'):.2f}x" if r.has("manual") else "-"]
+        cells += [f"{r.ratio('memcomm', 'contiguous') * 100:.0f}%" if r.has("contiguous") else "-"]
+        body.append(cells)
+    return header, body
+
+
 def summary(rows: Sequence[PackRow]) -> str:
     """memcomm against the MPI over all patterns: geometric mean and the worst case."""
     lines = []

@@ -1,0 +1,382 @@
+/* FFT redistributions as collectives with derived datatypes, every method in one run
+ * (issue 12; the layouts of ddtbench's FFT2 and of the slab FFTs that mpi4py-fft, heFFTe and
+ * P3DFFT run):
+ *
+ *   contiguous  MPI_Alltoall of the same bytes from contiguous buffers: the ceiling
+ *   mpi         the MPI's own collective on the datatypes (PMPI_: memcomm does not see it)
+ *   manual      hand-written pack loops per peer, PMPI_Alltoallv of the bytes, hand-written
+ *               unpack loops (cache-blocked where they transpose)
+ *   memcomm     the same collective as `mpi` through MPI_, which memcomm carries
+ *
+ * Patterns:
+ *   fft2 N          ddtbench's FFT2: an N x N complex matrix (two doubles per element), N/P
+ *                   rows per rank; MPI_Alltoall sends each peer a square block of its columns
+ *                   and receives the peer's block placed column by column (a column type of
+ *                   N/P elements resized to one element): the transpose happens in the call
+ *   fft2 blocks N   the same redistribution without the transpose: square blocks sent and
+ *                   received as vector types (ddtbench's FFT pattern as an Alltoall of vectors)
+ *   slabs N         an N^3 array of doubles from x-slabs to y-slabs with MPI_Alltoallw of
+ *                   subarray types, one per peer and side (runs of N^2/P doubles both sides)
+ *   slabs xz N      the same from x-slabs to z-slabs: the send side's runs are N/P doubles
+ *
+ * Prints one JSON object per (pattern, method) with the time of every timed repetition (the
+ * slowest rank's); `memcomm bench collectives` turns them into a table. Before timing, the
+ * bytes each method delivers are compared with what the MPI's own collective delivers.
+ *
+ *   bench_collectives [--reps R] [--sizes 1024,2048] [--slabs 128,256] [--only SUBSTRING] */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WARMUP = 8 }; /* covers memcomm's timed trials of both paths (lib/core/sendpath.h) */
+
+typedef enum { FFT2, FFT2_BLOCKS, SLABS, SLABS_Z } layout;
+
+typedef struct pattern pattern;
+struct pattern {
+    char name[96];
+    layout kind;
+    int64_t n, local; /* the side; N/P (rows, or planes, per rank) */
+    int peers, rank;
+    double *in, *out;     /* each rank's data and what it receives */
+    int64_t in_doubles, out_doubles, peer_bytes; /* bytes to each peer (all equal) */
+    /* the collective on datatypes: Alltoall (one type per side) or Alltoallw (per peer) */
+    MPI_Datatype send_type, recv_type;
+    int send_count, recv_count;
+    MPI_Datatype *send_types, *recv_types;
+    int *ones, *zeros;
+    /* the manual method: peer q's bytes packed to / unpacked from `bytes` */
+    void (*pack)(const pattern *p, int q, double *bytes);
+    void (*unpack)(const pattern *p, int q, const double *bytes);
+};
+
+enum { B = 32 }; /* the manual loops' tile */
+
+/* FFT2, peer q: rows i < local of my columns q*local + c (c < local), row after row. */
+static void fft2_pack(const pattern *p, int q, double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t i = 0; i < m; i++)
+        memcpy(bytes + 2 * i * m, p->in + 2 * (i * n + q * m), (size_t)(16 * m));
+}
+
+/* FFT2, peer q's block (its rows r, my columns c at bytes[r][c]) lands transposed: element
+ * (r, c) at my row c, column q*local + r. */
+static void fft2_unpack(const pattern *p, int q, const double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t rr = 0; rr < m; rr += B)
+        for (int64_t cc = 0; cc < m; cc += B)
+            for (int64_t r = rr; r < rr + B && r < m; r++)
+                for (int64_t c = cc; c < cc + B && c < m; c++) {
+                    double *to = p->out + 2 * (c * n + q * m + r);
+                    to[0] = bytes[2 * (r * m + c)];
+                    to[1] = bytes[2 * (r * m + c) + 1];
+                }
+}
+
+/* FFT2 blocks: peer q's block lands untransposed at my columns q*local. */
+static void fft2_blocks_unpack(const pattern *p, int q, const double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t i = 0; i < m; i++)
+        memcpy(p->out + 2 * (i * n + q * m), bytes + 2 * i * m, (size_t)(16 * m));
+}
+
+/* Slabs: x-slab [local][n][n] to peer q: y rows q*local.. of every plane. */
+static void slabs_pack(const pattern *p, int q, double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t x = 0; x < m; x++)
+        for (int64_t y = 0; y < m; y++)
+            memcpy(bytes + (x * m + y) * n, p->in + (x * n + q * m + y) * n, (size_t)(8 * n));
+}
+
+/* Slabs: from peer q, planes x = q*local.. of my y-slab [n][local][n]: one run per plane. */
+static void slabs_unpack(const pattern *p, int q, const double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t x = 0; x < m; x++)
+        memcpy(p->out + (q * m + x) * m * n, bytes + x * m * n, (size_t)(8 * m * n));
+}
+
+/* Slabs x to z: to peer q, z range q*local.. of every (x, y) row. */
+static void slabs_z_pack(const pattern *p, int q, double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t x = 0; x < m; x++)
+        for (int64_t y = 0; y < n; y++)
+            memcpy(bytes + (x * n + y) * m, p->in + (x * n + y) * n + q * m, (size_t)(8 * m));
+}
+
+/* Slabs x to z: from peer q, planes x = q*local.. of my z-slab [n][n][local]. */
+static void slabs_z_unpack(const pattern *p, int q, const double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    memcpy(p->out + q * m * n * m, bytes, (size_t)(8 * m * n * m));
+}
+
+static double *doubles(int64_t count, int rank, bool fill)
+{
+    double *a = malloc((size_t)count * sizeof(double));
+    if (!a) {
+        fprintf(stderr, "bench_collectives: cannot allocate %lld doubles\n", (long long)count);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int64_t i = 0; i < count; i++)
+        a[i] = fill ? (double)i + 0.25 * rank : 0;
+    return a;
+}
+
+static void make_fft2(pattern *p, bool transpose)
+{
+    const int64_t n = p->n, m = p->local;
+    MPI_Datatype element, square, column;
+    MPI_Type_contiguous(2, MPI_DOUBLE, &element);
+    MPI_Type_vector((int)m, (int)m, (int)n, element, &square);
+    MPI_Type_create_resized(square, 0, m * 16, &p->send_type);
+    p->send_count = 1;
+    if (transpose) {
+        MPI_Type_vector((int)m, 1, (int)n, element, &column);
+        MPI_Type_create_resized(column, 0, 16, &p->recv_type);
+        p->recv_count = (int)m;
+        MPI_Type_free(&column);
+    } else {
+        MPI_Type_dup(p->send_type, &p->recv_type);
+        p->recv_count = 1;
+    }
+    MPI_Type_free(&square);
+    MPI_Type_free(&element);
+    MPI_Type_commit(&p->send_type);
+    MPI_Type_commit(&p->recv_type);
+    p->in_doubles = p->out_doubles = 2 * m * n;
+    p->peer_bytes = 16 * m * m;
+    p->pack = fft2_pack;
+    p->unpack = transpose ? fft2_unpack : fft2_blocks_unpack;
+}
+
+static void make_slabs(pattern *p, bool to_z)
+{
+    const int n = (int)p->n, m = (int)p->local;
+    p->send_types = malloc(sizeof(MPI_Datatype) * (size_t)p->peers);
+    p->recv_types = malloc(sizeof(MPI_Datatype) * (size_t)p->peers);
+    p->ones = malloc(sizeof(int) * (size_t)p->peers);
+    p->zeros = calloc((size_t)p->peers, sizeof(int));
+    for (int q = 0; q < p->peers; q++) {
+        int xs[3] = {m, n, n}, xsub[3] = {m, m, n}, xstart[3] = {0, q * m, 0};
+        int ys[3] = {n, m, n}, ysub[3] = {m, m, n}, ystart[3] = {q * m, 0, 0};
+        if (to_z) { /* send z range q*m.. of all (x, y); receive planes into [n][n][m] */
+            xsub[1] = n;
+            xsub[2] = m;
+            xstart[1] = 0;
+            xstart[2] = q * m;
+            ys[1] = n;
+            ys[2] = m;
+            ysub[1] = n;
+            ysub[2] = m;
+        }
+        MPI_Type_create_subarray(3, xs, xsub, xstart, MPI_ORDER_C, MPI_DOUBLE,
+                                 &p->send_types[q]);
+        MPI_Type_create_subarray(3, ys, ysub, ystart, MPI_ORDER_C, MPI_DOUBLE,
+                                 &p->recv_types[q]);
+        MPI_Type_commit(&p->send_types[q]);
+        MPI_Type_commit(&p->recv_types[q]);
+        p->ones[q] = 1;
+    }
+    p->in_doubles = p->out_doubles = (int64_t)m * n * n;
+    p->peer_bytes = 8 * (int64_t)m * m * n;
+    p->pack = to_z ? slabs_z_pack : slabs_pack;
+    p->unpack = to_z ? slabs_z_unpack : slabs_unpack;
+}
+
+static void free_pattern(pattern *p)
+{
+    if (p->kind >= SLABS) {
+        for (int q = 0; q < p->peers; q++) {
+            MPI_Type_free(&p->send_types[q]);
+            MPI_Type_free(&p->recv_types[q]);
+        }
+        free(p->send_types);
+        free(p->recv_types);
+        free(p->ones);
+        free(p->zeros);
+    } else {
+        MPI_Type_free(&p->send_type);
+        MPI_Type_free(&p->recv_type);
+    }
+}
+
+enum { M_CONTIGUOUS, M_MPI, M_MANUAL, M_MEMCOMM, METHODS };
+static const char *method_names[METHODS] = {"contiguous", "mpi", "manual", "memcomm"};
+
+typedef struct {
+    char *send, *recv; /* contiguous buffers of peers * peer_bytes */
+    int *counts, *displs;
+} scratch;
+
+static void run_once(const pattern *p, int method, const scratch *s)
+{
+    const bool through_memcomm = method == M_MEMCOMM;
+    switch (method) {
+    case M_CONTIGUOUS:
+        PMPI_Alltoall(s->send, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes,
+                      MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case M_MANUAL:
+        for (int q = 0; q < p->peers; q++)
+            p->pack(p, q, (double *)(s->send + q * p->peer_bytes));
+        PMPI_Alltoallv(s->send, s->counts, s->displs, MPI_BYTE, s->recv, s->counts, s->displs,
+                       MPI_BYTE, MPI_COMM_WORLD);
+        for (int q = 0; q < p->peers; q++)
+            p->unpack(p, q, (const double *)(s->recv + q * p->peer_bytes));
+        break;
+    default:
+        if (p->kind >= SLABS)
+            (through_memcomm ? MPI_Alltoallw : PMPI_Alltoallw)(
+                p->in, p->ones, p->zeros, p->send_types, p->out, p->ones, p->zeros,
+                p->recv_types, MPI_COMM_WORLD);
+        else
+            (through_memcomm ? MPI_Alltoall : PMPI_Alltoall)(p->in, p->send_count, p->send_type,
+                                                             p->out, p->recv_count,
+                                                             p->recv_type, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+static int measure(pattern *p, int reps)
+{
+    const int64_t total = p->peer_bytes * p->peers;
+    scratch s = {malloc((size_t)total), malloc((size_t)total),
+                 malloc(sizeof(int) * (size_t)p->peers), malloc(sizeof(int) * (size_t)p->peers)};
+    if (!s.send || !s.recv || !s.counts || !s.displs || p->peer_bytes > INT32_MAX / p->peers) {
+        fprintf(stderr, "bench_collectives: %s is too large\n", p->name);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(s.send, 1, (size_t)total);
+    for (int q = 0; q < p->peers; q++) {
+        s.counts[q] = (int)p->peer_bytes;
+        s.displs[q] = (int)(q * p->peer_bytes);
+    }
+    /* what each method delivers, against the MPI's own collective */
+    int failures = 0;
+    double *reference = doubles(p->out_doubles, p->rank, false);
+    run_once(p, M_MPI, &s);
+    memcpy(reference, p->out, (size_t)p->out_doubles * sizeof(double));
+    for (int method = M_MANUAL; method < METHODS; method++) {
+        memset(p->out, 0, (size_t)p->out_doubles * sizeof(double));
+        run_once(p, method, &s);
+        if (memcmp(reference, p->out, (size_t)p->out_doubles * sizeof(double)) != 0) {
+            fprintf(stderr, "bench_collectives: %s delivers other bytes than the MPI for %s\n",
+                    method_names[method], p->name);
+            failures++;
+        }
+    }
+    free(reference);
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int method = 0; method < METHODS; method++) {
+        for (int r = -WARMUP; r < reps; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            run_once(p, method, &s);
+            double took = MPI_Wtime() - t0;
+            MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r >= 0)
+                t[r] = took;
+        }
+        if (p->rank == 0) {
+            printf("{\"kind\": \"result\", \"experiment\": \"collectives\", \"stopped\": "
+                   "\"fixed\", \"role\": \"slowest rank\", \"pattern\": \"%s\", \"method\": "
+                   "\"%s\", \"ranks\": %d, \"bytes\": %lld, \"seconds\": [",
+                   p->name, method_names[method], p->peers, (long long)total);
+            for (int r = 0; r < reps; r++)
+                printf(r ? ", %.9f" : "%.9f", t[r]);
+            printf("]}\n");
+            fflush(stdout);
+        }
+    }
+    free(t);
+    free(s.send);
+    free(s.recv);
+    free(s.counts);
+    free(s.displs);
+    return failures;
+}
+
+/* A comma-separated list of sides, each a multiple of the ranks in [lo, hi]. */
+static int sides(const char *list, int64_t *out, int max, int64_t lo, int64_t hi, int ranks)
+{
+    int k = 0;
+    for (const char *s = list; *s && k < max;) {
+        char *end;
+        const int64_t n = strtoll(s, &end, 10);
+        if (end == s || n < lo || n > hi || n % ranks)
+            return -1;
+        out[k++] = n;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int reps = 7;
+    const char *sizes = "1024,2048,4096", *slab_sizes = "128,256,512", *only = "";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes"))
+            sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--slabs"))
+            slab_sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+    }
+    int64_t fft[16], slab[16];
+    const int nfft = sides(sizes, fft, 16, 16, 16384, nranks);
+    const int nslab = sides(slab_sizes, slab, 16, 16, 1024, nranks);
+    if (reps < 3 || nfft < 0 || nslab < 0) {
+        if (rank == 0)
+            fprintf(stderr, "bench_collectives: --reps >= 3; sizes (FFT2 16..16384, slabs "
+                            "16..1024) must be multiples of the ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int failures = 0;
+    for (int k = 0; k < 2 * nfft + 2 * nslab; k++) {
+        pattern p = {.peers = nranks, .rank = rank};
+        p.kind = k < nfft ? FFT2 : k < 2 * nfft ? FFT2_BLOCKS : k < 2 * nfft + nslab ? SLABS : SLABS_Z;
+        p.n = k < 2 * nfft ? fft[k % nfft] : slab[(k - 2 * nfft) % nslab];
+        p.local = p.n / nranks;
+        if (p.kind >= SLABS)
+            snprintf(p.name, sizeof p.name, "slabs %s %lld^3 double, Alltoallw",
+                     p.kind == SLABS ? "xy" : "xz", (long long)p.n);
+        else
+            snprintf(p.name, sizeof p.name, "fft2%s %lld^2 complex, Alltoall",
+                     p.kind == FFT2 ? "" : " blocks", (long long)p.n);
+        if (!strstr(p.name, only))
+            continue;
+        if (p.kind >= SLABS)
+            make_slabs(&p, p.kind == SLABS_Z);
+        else
+            make_fft2(&p, p.kind == FFT2);
+        p.in = doubles(p.in_doubles, rank, true);
+        p.out = doubles(p.out_doubles, rank, false);
+        fprintf(stderr, "progress: %s\n", p.name);
+        failures += measure(&p, reps);
+        free(p.in);
+        free(p.out);
+        free_pattern(&p);
+    }
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
