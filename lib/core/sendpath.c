@@ -76,7 +76,7 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
         choice.path = s->decided < paths ? s->decided : 0;
     } else if (s->paths == paths && s->next < paths * SENDPATH_TRIALS_EACH) {
         choice.trial = s->next++;
-        choice.path = choice.trial % paths;
+        choice.path = choice.trial / SENDPATH_TRIALS_EACH;
     } /* else: trials out, not all recorded yet: pack */
     pthread_mutex_unlock(&t->lock);
     return choice;
@@ -111,10 +111,12 @@ int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes)
 int sendpath_decide(const double seconds[], int paths, int trials)
 {
     double best[SENDPATH_MAX_PATHS];
-    for (int p = 0; p < paths; p++)
-        best[p] = seconds[p];
-    for (int t = paths; t < trials; t++)
-        best[t % paths] = seconds[t] < best[t % paths] ? seconds[t] : best[t % paths];
+    const int each = trials / paths;
+    for (int p = 0; p < paths; p++) {
+        best[p] = seconds[p * each];
+        for (int t = p * each + 1; t < (p + 1) * each; t++)
+            best[p] = seconds[t] < best[p] ? seconds[t] : best[p];
+    }
     int chosen = 0;
     for (int p = 1; p < paths; p++)
         if (best[p] < best[chosen])

@@ -6,7 +6,7 @@
  * transport, which is what Open MPI does for messages it pipelines: there its datatype send
  * of small non-contiguous messages beats memcomm's (README, ping-pong). Which path wins
  * depends on the MPI, the layout and the size, so memcomm measures it: the first blocking
- * sends of each (type, size class) alternate between the two paths, timed, and the faster
+ * sends of each (type, size class) try the two paths, 3 in a row each, timed, and the faster
  * one (by the best of three each) is used from then on. Both paths deliver the same bytes, so
  * the choice changes speed only (a collective's ranks may choose differently: MPI_PACKED
  * matches any type). Non-blocking sends use a decided path, or pack until one is decided.
@@ -38,8 +38,9 @@ typedef struct {
 } send_choice;
 
 /* The path for a blocking call (`use`) moving `bytes` of this type, among `paths` (2 or 3;
- * the same for every call of a use, type and size). The first calls are trials, the paths in
- * turn, 3 each. */
+ * the same for every call of a use, type and size). The first calls are trials: 3 of the
+ * first path, then 3 of the next, ... (in a row, so that the first one's buffers faulting
+ * in does not weigh on the next two: a path of large messages is timed warm). */
 send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths);
 
 /* The time a timed send took. */
@@ -48,7 +49,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds);
 /* The path for a non-blocking call: the decided one, packed (0) until then. */
 int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes);
 
-/* The decision from the trials' times, trial t having taken path t % paths (pure, for
+/* The decision from the trials' times, `trials / paths` of each path in a row (pure, for
  * tests): the path with the best time, the lower index on a tie. */
 int sendpath_decide(const double seconds[], int paths, int trials);
 
