@@ -110,30 +110,26 @@ static void give_back(exchange *x)
     free(x->types); /* one allocation holds every per-peer array */
 }
 
-_Static_assert(sizeof(MPI_Count) == sizeof(MPI_Aint), "large-count arrays share one layout");
+_Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Aint) == 8, "argument arrays of 8 bytes");
 
-/* The byte counts and offsets as the MPI's argument arrays (all fit an int: see above). */
-static void fill_arguments(exchange *x, bool large)
+/* The byte counts and offsets as the MPI's argument arrays (all fit an int: see above): int
+ * or MPI_Count counts, int or MPI_Aint displacements, as the call's form takes them. */
+static void fill_arguments(exchange *x, const exchange_form *form)
 {
     const int64_t *from[4] = {x->send_bytes, x->send_offset, x->recv_bytes, x->recv_offset};
     void *to[4] = {x->send_counts, x->send_displs, x->recv_counts, x->recv_displs};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
+        const bool wide = k % 2 == 0 ? form->large_counts : form->aint_displs;
         for (int i = 0; i < x->peers; i++) {
-            if (!large)
-                ((int *)to[k])[i] = (int)from[k][i];
-            else if (k % 2 == 0)
-                ((MPI_Count *)to[k])[i] = from[k][i];
+            const int64_t value = x->self == i && k % 2 == 0 ? 0 : from[k][i];
+            if (wide) /* MPI_Count and MPI_Aint: both int64 here */
+                ((int64_t *)to[k])[i] = value;
             else
-                ((MPI_Aint *)to[k])[i] = (MPI_Aint)from[k][i];
+                ((int *)to[k])[i] = (int)value;
         }
+    }
     for (int i = 0; i < x->peers; i++)
         x->packed[i] = MPI_PACKED;
-    if (x->self >= 0) { /* moved by exchange_start, not by the MPI */
-        if (large)
-            ((MPI_Count *)x->send_counts)[x->self] = ((MPI_Count *)x->recv_counts)[x->self] = 0;
-        else
-            ((int *)x->send_counts)[x->self] = ((int *)x->recv_counts)[x->self] = 0;
-    }
 }
 
 /* Pack side `blocks` (analysed in `types`) into `staging`, at each block's offset; `skip` is a
@@ -211,13 +207,13 @@ static bool choose_path(exchange *x, path_use use, sides short_blocks, sides any
 }
 
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    int rank, bool uniform, path_use use, bool large)
+                    const exchange_form *form)
 {
     if (peers <= 0)
         return false;
-    const size_t n = (size_t)peers, each = large ? sizeof(MPI_Count) : sizeof(int);
-    /* one allocation for every per-peer array; the int arrays come last but one, in a
-     * multiple of 16 bytes, so MPI_PACKED's handles after them stay aligned */
+    const size_t n = (size_t)peers, each = sizeof(int64_t); /* an int array uses half */
+    const int rank = form->rank;
+    /* one allocation for every per-peer array */
     char *memory = mc_calloc(1, n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
                                      sizeof(coll_block) + 4 * each + sizeof(MPI_Datatype)));
     if (!memory)
@@ -253,8 +249,10 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
                                           x->recv_offset, &recv_total, &recv_worth,
                                           &recv_packable) &&
                              receives_disjoint(x->recv, x->types + n, peers);
-    const bool self_received = rank >= 0 && rank < peers && x->recv[rank].count > 0;
-    if (!choose_path(x, use,
+    bool self_received = rank >= 0 && rank < peers && x->recv[rank].count > 0;
+    for (int i = 0; rank == EXCHANGE_SELF_UNKNOWN && i < peers; i++)
+        self_received = self_received || x->recv[i].count > 0;
+    if (!choose_path(x, form->use,
                      packed_sides(send_usable, recv_usable, self_received, send_worth,
                                   recv_worth),
                      packed_sides(send_usable, recv_usable, self_received, send_packable,
@@ -265,8 +263,8 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     }
     /* the block a rank sends itself goes straight from its send block into its receive
      * staging, not through the MPI, when both sides are packed and agree on its size */
-    x->self = !uniform && self_received && x->send_packed && x->recv_packed &&
-                      x->send_bytes[rank] == x->recv_bytes[rank]
+    x->self = !form->uniform && rank >= 0 && self_received && x->send_packed &&
+                      x->recv_packed && x->send_bytes[rank] == x->recv_bytes[rank]
                   ? rank
                   : -1;
     if (x->self >= 0) { /* close the gap it leaves in the send staging */
@@ -293,7 +291,7 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
                 x->recv_staging + x->recv_offset[x->self]);
         stats_handled(x->send_bytes[x->self]);
     }
-    fill_arguments(x, large);
+    fill_arguments(x, form);
     return true;
 }
 

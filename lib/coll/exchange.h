@@ -58,19 +58,33 @@ typedef struct {
 
 /* Whether memcomm carries a collective with these blocks (`peers` of each side; a side with
  * no blocks passes NULL). If so, the packed sides are in x->send_staging and
- * x->recv_staging with their argument arrays in the int or (`large`) the large-count form,
+ * x->recv_staging with their argument arrays in the call's `form`,
  * and the caller calls the MPI with them for the packed sides and the user's arguments for
- * the others, then exchange_finish. `rank` is the caller's (its own block, see above);
- * `uniform` says that the MPI's call takes one count for all peers (MPI_Alltoall), so that
- * the rank's own block cannot be left out of it.
+ * the others, then exchange_finish. The form's `rank` is the caller's (its own block, see
+ * above), or EXCHANGE_SELF_UNKNOWN when any peer may be the caller itself (a neighbourhood
+ * collective's neighbours); `uniform` says that the MPI's call takes one count for all
+ * peers (MPI_Alltoall), so that the rank's own block cannot be left out of it. The two sides may
+ * have fewer real peers than `peers` (a neighbourhood's in- and out-degree): the rest are
+ * empty blocks, and the MPI reads only its own number of entries of the arrays.
  *
  * Whether packing pays is measured per collective (`use`), keyed by the largest packed
  * block's type and the bytes packed (lib/core/sendpath.h): the first calls alternate timed
  * trials of both paths. A trial of the MPI's own path is carried with neither side packed
  * (the caller passes the user's arguments); once the MPI's path is chosen, the call is not
  * carried. */
+enum { EXCHANGE_SELF_UNKNOWN = -1 };
+
+/* What the MPI's call is like. */
+typedef struct {
+    int rank;          /* the caller's, or EXCHANGE_SELF_UNKNOWN */
+    bool uniform;      /* one count for all peers */
+    path_use use;      /* which measurement of lib/core/sendpath.h */
+    bool large_counts; /* counts as MPI_Count (the _c forms), else int */
+    bool aint_displs;  /* displacements as MPI_Aint (_c forms, Neighbor_alltoallw), else int */
+} exchange_form;
+
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    int rank, bool uniform, path_use use, bool large);
+                    const exchange_form *form);
 
 /* The MPI's call, begun at `start` (PMPI_Wtime, before exchange_start), returned `rc`:
  * unpack what arrived (if it succeeded), record a timed trial, and give everything back. */

@@ -23,7 +23,16 @@ typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
 /* What is timed: a point-to-point send, or a collective (the whole call, every rank's
  * packing and unpacking included), keyed by the analysis of its largest packed block. */
-typedef enum { USE_SEND, USE_ALLTOALL, USE_ALLTOALLV, USE_ALLTOALLW, PATH_USES } path_use;
+typedef enum {
+    USE_SEND,
+    USE_ALLTOALL,
+    USE_ALLTOALLV,
+    USE_ALLTOALLW,
+    USE_NEIGHBOR_ALLTOALL,
+    USE_NEIGHBOR_ALLTOALLV,
+    USE_NEIGHBOR_ALLTOALLW,
+    PATH_USES
+} path_use;
 
 /* A choice among `paths` alternatives: 0 is packing (SEND_PACKED), the last is the MPI's own
  * path (SEND_BY_MPI for a send's two); a collective may have a third, packing long blocks

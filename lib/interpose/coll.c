@@ -1,9 +1,11 @@
-/* Collectives with derived datatypes (lib/coll/exchange.h): MPI_Alltoall, MPI_Alltoallv and
- * MPI_Alltoallw, blocking, in the int form and, where the MPI declares them, the large-count
- * form. A carried call packs each peer's block, calls the MPI's same collective on
- * MPI_PACKED bytes, and unpacks what arrived; everything else (MPI_IN_PLACE,
- * intercommunicators, basic and contiguous types, types memcomm does not handle) goes to the
- * MPI unchanged. */
+/* Collectives with derived datatypes (lib/coll/exchange.h), blocking, in the int form and,
+ * where the MPI declares them, the large-count form: MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw among all ranks of an intracommunicator, and MPI_Neighbor_alltoall, _v and
+ * _w among a topology's neighbours. A carried call packs each peer's block, calls the MPI's
+ * same collective on MPI_PACKED bytes, and unpacks what arrived; everything else
+ * (MPI_IN_PLACE, intercommunicators, communicators without a topology for the neighbourhood
+ * calls, basic and contiguous types, types memcomm does not handle) goes to the MPI
+ * unchanged. */
 #include <stdlib.h>
 
 #include "../base/alloc.h"
@@ -12,69 +14,125 @@
 #include "../core/config.h"
 #include "../p2p/message.h"
 
-/* Whether a collective on `comm` may be carried at all: memcomm enabled, an
- * intracommunicator; `*peers` is its size and `*rank` the caller's. */
-static bool carriable(MPI_Comm comm, int *peers, int *rank)
+/* Who a call exchanges with: `send` and `recv` peers, `peers` = the larger, and the caller's
+ * position among them (or EXCHANGE_SELF_UNKNOWN). */
+typedef struct {
+    int send, recv, peers, rank;
+} parties;
+
+/* Every rank of an intracommunicator, the caller at its rank; false when memcomm is disabled
+ * or `comm` is not an intracommunicator. */
+static bool everyone(MPI_Comm comm, parties *p)
 {
     int inter = 1;
-    return !config_get()->disable && comm != MPI_COMM_NULL &&
-           PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
-           PMPI_Comm_size(comm, peers) == MPI_SUCCESS &&
-           PMPI_Comm_rank(comm, rank) == MPI_SUCCESS;
+    if (config_get()->disable || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &p->peers) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &p->rank) != MPI_SUCCESS)
+        return false;
+    p->send = p->recv = p->peers;
+    return true;
 }
 
-/* `peers` blocks of `count` instances of `type`, one after another from `buf` (Alltoall's
- * layout), or at displacements `displs` in units of the type's extent (Alltoallv's), or in
- * bytes with a type per peer (Alltoallw's). */
-static coll_block *blocks_of(int peers, void *buf, MPI_Datatype type, const void *counts,
-                             const void *displs, const MPI_Datatype *types, bool large,
-                             int64_t one_count)
+/* A topology's neighbours (MPI_Neighbor_*): sources receive, destinations send, in the
+ * order the MPI gives them; the caller may be among them (a periodic dimension of size 1 or
+ * 2, a graph edge to itself). False without a topology or neighbours. */
+static bool neighbours(MPI_Comm comm, parties *p)
 {
-    coll_block *b = mc_malloc((size_t)peers * sizeof *b);
+    int topology = MPI_UNDEFINED, rank = 0, dims = 0, weighted = 0;
+    if (config_get()->disable || comm == MPI_COMM_NULL ||
+        PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
+        return false;
+    if (topology == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS)
+            return false;
+        p->send = p->recv = 2 * dims;
+    } else if (topology == MPI_GRAPH) {
+        if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+            PMPI_Graph_neighbors_count(comm, rank, &p->send) != MPI_SUCCESS)
+            return false;
+        p->recv = p->send;
+    } else if (topology == MPI_DIST_GRAPH) {
+        if (PMPI_Dist_graph_neighbors_count(comm, &p->recv, &p->send, &weighted) !=
+            MPI_SUCCESS)
+            return false;
+    } else {
+        return false;
+    }
+    p->peers = p->send > p->recv ? p->send : p->recv;
+    p->rank = EXCHANGE_SELF_UNKNOWN;
+    return p->peers > 0;
+}
+
+/* `n` blocks (and empty ones up to `capacity`): `count` instances of `type` each, one after
+ * another from `buf` (Alltoall's layout), or at displacements `displs` in units of the
+ * type's extent (Alltoallv's), or in bytes with a type per peer (Alltoallw's); counts and
+ * displacements in the form's widths. */
+static coll_block *blocks_of(int n, int capacity, void *buf, MPI_Datatype type,
+                             const void *counts, const void *displs, const MPI_Datatype *types,
+                             const exchange_form *form, int64_t one_count)
+{
+    coll_block *b = mc_calloc((size_t)capacity, sizeof *b);
     MPI_Aint lb = 0, extent = 0;
     if (!b || (!types && PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS)) {
         free(b);
         return NULL;
     }
-    for (int i = 0; i < peers; i++) {
-        const int64_t count = !counts ? one_count
-                              : large ? (int64_t)((const MPI_Count *)counts)[i]
-                                      : ((const int *)counts)[i];
-        const int64_t displ = !displs  ? i * one_count
-                              : large ? (int64_t)((const MPI_Aint *)displs)[i]
-                                      : ((const int *)displs)[i];
+    for (int i = 0; i < n; i++) {
+        const int64_t count = !counts             ? one_count
+                              : form->large_counts ? (int64_t)((const MPI_Count *)counts)[i]
+                                                   : ((const int *)counts)[i];
+        const int64_t displ = !displs             ? i * one_count
+                              : form->aint_displs ? (int64_t)((const MPI_Aint *)displs)[i]
+                                                  : ((const int *)displs)[i];
         b[i] = (coll_block){(char *)buf + (types ? displ : displ * extent), count,
                             types ? types[i] : type};
     }
+    for (int i = n; i < capacity; i++)
+        b[i] = (coll_block){NULL, 0, MPI_DATATYPE_NULL};
     return b;
 }
 
 /* Start an exchange for blocks built by blocks_of, or say no. */
-static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, int rank,
-                  bool uniform, path_use use, bool large)
+static bool start(exchange *x, const parties *p, coll_block *send, coll_block *recv,
+                  const exchange_form *form)
 {
-    const bool carried =
-        send && recv && exchange_start(x, peers, send, recv, rank, uniform, use, large);
+    const bool carried = send && recv && exchange_start(x, p->peers, send, recv, form);
     free(send);
     free(recv);
     return carried;
 }
 
-#define ALLTOALL_SHIM(NAME, PNAME, COUNT_T)                                                    \
+/* Carried only if some type of either side is not one known to pass (a quick test first). */
+static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_Datatype *recv)
+{
+    for (int i = 0; i < sends; i++)
+        if (!message_passes_all(send[i]))
+            return false;
+    for (int i = 0; i < recvs; i++)
+        if (!message_passes_all(recv[i]))
+            return false;
+    return true;
+}
+
+/* MPI_Alltoall and MPI_Neighbor_alltoall: one count and type per side. */
+#define ALLTOALL_SHIM(NAME, PNAME, COUNT_T, WHO, USE, LARGE)                                   \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers, rank;                                                                       \
+        parties p;                                                                             \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
-            (message_passes_all(sendtype) && message_passes_all(recvtype)) ||                  \
-            !carriable(comm, &peers, &rank) ||                                                 \
-            !start(&x, peers,                                                                  \
-                   blocks_of(peers, (void *)sendbuf, sendtype, NULL, NULL, NULL, false,        \
-                             sendcount),                                                       \
-                   blocks_of(peers, recvbuf, recvtype, NULL, NULL, NULL, false, recvcount),    \
-                   rank, true, USE_ALLTOALL, false))                                           \
+            (message_passes_all(sendtype) && message_passes_all(recvtype)) || !WHO(comm, &p))  \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+        const exchange_form form = {p.rank, true, USE, LARGE, LARGE};                          \
+        if (!start(&x, &p,                                                                     \
+                   blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, NULL, NULL, NULL,     \
+                             &form, sendcount),                                                \
+                   blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,      \
+                             recvcount),                                                       \
+                   &form))                                                                     \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
         if (x.send_packed) {                                                                   \
             sendbuf = x.send_staging;                                                          \
@@ -91,7 +149,7 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
         return rc;                                                                             \
     }
 
-/* A side of Alltoallv or Alltoallw that exchange_start packed: its MPI arguments. */
+/* A side of a v or w call that exchange_start packed: its MPI arguments. */
 #define PACKED_SIDE(SIDE)                                                                      \
     if (x.SIDE##_packed) {                                                                     \
         SIDE##buf = x.SIDE##_staging;                                                          \
@@ -100,23 +158,27 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
         SIDE##types = x.packed;                                                                \
     }
 
-#define ALLTOALLV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                   \
+/* MPI_Alltoallv and MPI_Neighbor_alltoallv: counts and displacements (in extents) per peer. */
+#define ALLTOALLV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE)                         \
     EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
                     MPI_Datatype sendtype, void *recvbuf, const COUNT_T recvcounts[],          \
                     const DISPL_T rdispls[], MPI_Datatype recvtype, MPI_Comm comm)             \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers, rank;                                                                       \
-        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
+        parties p;                                                                             \
+        const double began = PMPI_Wtime();                                                     \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
-            (message_passes_all(sendtype) && message_passes_all(recvtype)) ||                  \
-            !sendcounts || !sdispls || !recvcounts || !rdispls ||                              \
-            !carriable(comm, &peers, &rank) ||                                                 \
-            !start(&x, peers,                                                                  \
-                   blocks_of(peers, (void *)sendbuf, sendtype, sendcounts, sdispls, NULL,      \
-                             LARGE, 0),                                                        \
-                   blocks_of(peers, recvbuf, recvtype, recvcounts, rdispls, NULL, LARGE, 0),   \
-                   rank, false, USE_ALLTOALLV, LARGE))                                         \
+            (message_passes_all(sendtype) && message_passes_all(recvtype)) || !sendcounts ||   \
+            !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
+                         recvtype, comm);                                                      \
+        const exchange_form form = {p.rank, false, USE, LARGE, LARGE};                         \
+        if (!start(&x, &p,                                                                     \
+                   blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, sendcounts, sdispls,  \
+                             NULL, &form, 0),                                                  \
+                   blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, rdispls, NULL,    \
+                             &form, 0),                                                        \
+                   &form))                                                                     \
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
         const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
@@ -129,32 +191,28 @@ static bool start(exchange *x, int peers, coll_block *send, coll_block *recv, in
         return rc;                                                                             \
     }
 
-/* Carried only if no type of either side is one known to pass (a quick test first). */
-static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *recv)
-{
-    for (int i = 0; i < peers; i++)
-        if (!message_passes_all(send[i]) || !message_passes_all(recv[i]))
-            return false;
-    return true;
-}
-
-#define ALLTOALLW_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                   \
+/* MPI_Alltoallw and MPI_Neighbor_alltoallw: a type per peer, displacements in bytes (int, or
+ * MPI_Aint in the neighbourhood and large-count forms: AINT). */
+#define ALLTOALLW_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE, AINT)                   \
     EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
                     const MPI_Datatype sendtypes[], void *recvbuf, const COUNT_T recvcounts[], \
                     const DISPL_T rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)    \
     {                                                                                          \
         exchange x;                                                                            \
-        int peers, rank;                                                                       \
-        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
+        parties p;                                                                             \
+        const double began = PMPI_Wtime();                                                     \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
-            !rdispls || !recvtypes || !carriable(comm, &peers, &rank) ||                       \
-            all_pass(peers, sendtypes, recvtypes) ||                                           \
-            !start(&x, peers,                                                                  \
-                   blocks_of(peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts, sdispls,   \
-                             sendtypes, LARGE, 0),                                             \
-                   blocks_of(peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls,           \
-                             recvtypes, LARGE, 0),                                             \
-                   rank, false, USE_ALLTOALLW, LARGE))                                         \
+            !rdispls || !recvtypes || !WHO(comm, &p) ||                                        \
+            all_pass(p.send, sendtypes, p.recv, recvtypes))                                    \
+            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
+                         rdispls, recvtypes, comm);                                            \
+        const exchange_form form = {p.rank, false, USE, LARGE, AINT};                          \
+        if (!start(&x, &p,                                                                     \
+                   blocks_of(p.send, p.peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts,  \
+                             sdispls, sendtypes, &form, 0),                                    \
+                   blocks_of(p.recv, p.peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls, \
+                             recvtypes, &form, 0),                                             \
+                   &form))                                                                     \
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
         const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
@@ -166,11 +224,25 @@ static bool all_pass(int peers, const MPI_Datatype *send, const MPI_Datatype *re
         return rc;                                                                             \
     }
 
-ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int)
-ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, false)
-ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, false)
+ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int, everyone, USE_ALLTOALL, false)
+ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, everyone, USE_ALLTOALLV, false)
+ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, everyone, USE_ALLTOALLW, false, false)
+ALLTOALL_SHIM(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, int, neighbours,
+              USE_NEIGHBOR_ALLTOALL, false)
+ALLTOALLV_SHIM(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, int, int, neighbours,
+               USE_NEIGHBOR_ALLTOALLV, false)
+ALLTOALLW_SHIM(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, int, MPI_Aint, neighbours,
+               USE_NEIGHBOR_ALLTOALLW, false, true)
 #if MEMCOMM_HAVE_LARGE_COUNT
-ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count)
-ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, true)
-ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, true)
+ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count, everyone, USE_ALLTOALL, true)
+ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, everyone, USE_ALLTOALLV,
+               true)
+ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, everyone, USE_ALLTOALLW,
+               true, true)
+ALLTOALL_SHIM(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c, MPI_Count, neighbours,
+              USE_NEIGHBOR_ALLTOALL, true)
+ALLTOALLV_SHIM(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint,
+               neighbours, USE_NEIGHBOR_ALLTOALLV, true)
+ALLTOALLW_SHIM(MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, MPI_Count, MPI_Aint,
+               neighbours, USE_NEIGHBOR_ALLTOALLW, true, true)
 #endif
