@@ -18,12 +18,17 @@
  *   slabs N         an N^3 array of doubles from x-slabs to y-slabs with MPI_Alltoallw of
  *                   subarray types, one per peer and side (runs of N^2/P doubles both sides)
  *   slabs xz N      the same from x-slabs to z-slabs: the send side's runs are N/P doubles
+ *   halo N          a halo exchange of an N^3 block of doubles with one ghost layer on a
+ *                   periodic 3-D Cartesian grid of the ranks: MPI_Neighbor_alltoallw of the
+ *                   six faces (subarray types) into the ghosts of a second array (on 2 ranks
+ *                   the y and z neighbours are the rank itself)
  *
  * Prints one JSON object per (pattern, method) with the time of every timed repetition (the
  * slowest rank's); `memcomm bench collectives` turns them into a table. Before timing, the
  * bytes each method delivers are compared with what the MPI's own collective delivers.
  *
- *   bench_collectives [--reps R] [--sizes 1024,2048] [--slabs 128,256] [--only SUBSTRING] */
+ *   bench_collectives [--reps R] [--sizes 1024,2048] [--slabs 128,256] [--halos 64,128]
+ *                     [--only SUBSTRING] */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,14 +38,16 @@
 
 enum { WARMUP = 8 }; /* covers memcomm's timed trials of both paths (lib/core/sendpath.h) */
 
-typedef enum { FFT2, FFT2_BLOCKS, SLABS, SLABS_Z } layout;
+typedef enum { FFT2, FFT2_BLOCKS, SLABS, SLABS_Z, HALO } layout;
 
 typedef struct pattern pattern;
 struct pattern {
     char name[96];
     layout kind;
     int64_t n, local; /* the side; N/P (rows, or planes, per rank) */
-    int peers, rank;
+    int peers, rank;     /* peers: the ranks, or a halo's 6 neighbours */
+    MPI_Comm comm;       /* MPI_COMM_WORLD, or a halo's Cartesian grid */
+    MPI_Aint *byte_zeros; /* a halo's displacements */
     double *in, *out;     /* each rank's data and what it receives */
     int64_t in_doubles, out_doubles, peer_bytes; /* bytes to each peer (all equal) */
     /* the collective on datatypes: Alltoall (one type per side) or Alltoallw (per peer) */
@@ -119,6 +126,48 @@ static void slabs_z_unpack(const pattern *p, int q, const double *bytes)
     memcpy(p->out + q * m * n * m, bytes, (size_t)(8 * m * n * m));
 }
 
+/* Halo: neighbour k (dimension k / 2, below for even k) gets my interior face on that side;
+ * its face arrives in my ghost layer on that side. */
+static void halo_face(const pattern *p, int k, bool ghost, int start[3], int sub[3])
+{
+    const int n = (int)p->n, d = k / 2;
+    for (int e = 0; e < 3; e++) {
+        start[e] = 1;
+        sub[e] = n;
+    }
+    sub[d] = 1;
+    start[d] = k % 2 == 0 ? (ghost ? 0 : 1) : (ghost ? n + 1 : n);
+}
+
+/* The doubles of box (start, sub) of an (n+2)^3 array to or from `bytes`, in C order. */
+static void box_copy(double *array, int64_t side, const int start[3], const int sub[3],
+                     double *bytes, bool pack)
+{
+    for (int64_t x = 0; x < sub[0]; x++)
+        for (int64_t y = 0; y < sub[1]; y++) {
+            double *row = array + ((start[0] + x) * side + start[1] + y) * side + start[2];
+            if (pack)
+                memcpy(bytes, row, (size_t)sub[2] * sizeof(double));
+            else
+                memcpy(row, bytes, (size_t)sub[2] * sizeof(double));
+            bytes += sub[2];
+        }
+}
+
+static void halo_pack(const pattern *p, int k, double *bytes)
+{
+    int start[3], sub[3];
+    halo_face(p, k, false, start, sub);
+    box_copy(p->in, p->n + 2, start, sub, bytes, true);
+}
+
+static void halo_unpack(const pattern *p, int k, const double *bytes)
+{
+    int start[3], sub[3];
+    halo_face(p, k, true, start, sub);
+    box_copy(p->out, p->n + 2, start, sub, (double *)bytes, false);
+}
+
 static double *doubles(int64_t count, int rank, bool fill)
 {
     double *a = malloc((size_t)count * sizeof(double));
@@ -192,8 +241,41 @@ static void make_slabs(pattern *p, bool to_z)
     p->unpack = to_z ? slabs_z_unpack : slabs_unpack;
 }
 
+static void make_halo(pattern *p, int nranks)
+{
+    int dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
+    MPI_Dims_create(nranks, 3, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &p->comm);
+    p->peers = 6;
+    p->send_types = malloc(sizeof(MPI_Datatype) * 6);
+    p->recv_types = malloc(sizeof(MPI_Datatype) * 6);
+    p->ones = malloc(sizeof(int) * 6);
+    p->byte_zeros = calloc(6, sizeof(MPI_Aint));
+    const int side = (int)p->n + 2, sizes[3] = {side, side, side};
+    for (int k = 0; k < 6; k++) {
+        int start[3], sub[3];
+        halo_face(p, k, false, start, sub);
+        MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE,
+                                 &p->send_types[k]);
+        halo_face(p, k, true, start, sub);
+        MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE,
+                                 &p->recv_types[k]);
+        MPI_Type_commit(&p->send_types[k]);
+        MPI_Type_commit(&p->recv_types[k]);
+        p->ones[k] = 1;
+    }
+    p->in_doubles = p->out_doubles = (int64_t)side * side * side;
+    p->peer_bytes = 8 * p->n * p->n;
+    p->pack = halo_pack;
+    p->unpack = halo_unpack;
+}
+
 static void free_pattern(pattern *p)
 {
+    if (p->kind == HALO) {
+        free(p->byte_zeros);
+        MPI_Comm_free(&p->comm);
+    }
     if (p->kind >= SLABS) {
         for (int q = 0; q < p->peers; q++) {
             MPI_Type_free(&p->send_types[q]);
@@ -202,7 +284,7 @@ static void free_pattern(pattern *p)
         free(p->send_types);
         free(p->recv_types);
         free(p->ones);
-        free(p->zeros);
+        free(p->zeros); /* NULL for a halo */
     } else {
         MPI_Type_free(&p->send_type);
         MPI_Type_free(&p->recv_type);
@@ -222,19 +304,25 @@ static void run_once(const pattern *p, int method, const scratch *s)
     const bool through_memcomm = method == M_MEMCOMM;
     switch (method) {
     case M_CONTIGUOUS:
-        PMPI_Alltoall(s->send, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes,
-                      MPI_BYTE, MPI_COMM_WORLD);
+        (p->kind == HALO ? PMPI_Neighbor_alltoall : PMPI_Alltoall)(
+            s->send, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes, MPI_BYTE,
+            p->comm);
         break;
     case M_MANUAL:
         for (int q = 0; q < p->peers; q++)
             p->pack(p, q, (double *)(s->send + q * p->peer_bytes));
-        PMPI_Alltoallv(s->send, s->counts, s->displs, MPI_BYTE, s->recv, s->counts, s->displs,
-                       MPI_BYTE, MPI_COMM_WORLD);
+        (p->kind == HALO ? PMPI_Neighbor_alltoallv : PMPI_Alltoallv)(
+            s->send, s->counts, s->displs, MPI_BYTE, s->recv, s->counts, s->displs, MPI_BYTE,
+            p->comm);
         for (int q = 0; q < p->peers; q++)
             p->unpack(p, q, (const double *)(s->recv + q * p->peer_bytes));
         break;
     default:
-        if (p->kind >= SLABS)
+        if (p->kind == HALO)
+            (through_memcomm ? MPI_Neighbor_alltoallw : PMPI_Neighbor_alltoallw)(
+                p->in, p->ones, p->byte_zeros, p->send_types, p->out, p->ones, p->byte_zeros,
+                p->recv_types, p->comm);
+        else if (p->kind >= SLABS)
             (through_memcomm ? MPI_Alltoallw : PMPI_Alltoallw)(
                 p->in, p->ones, p->zeros, p->send_types, p->out, p->ones, p->zeros,
                 p->recv_types, MPI_COMM_WORLD);
@@ -286,11 +374,13 @@ static int measure(pattern *p, int reps)
             if (r >= 0)
                 t[r] = took;
         }
+        int ranks = 0;
+        MPI_Comm_size(MPI_COMM_WORLD, &ranks);
         if (p->rank == 0) {
             printf("{\"kind\": \"result\", \"experiment\": \"collectives\", \"stopped\": "
                    "\"fixed\", \"role\": \"slowest rank\", \"pattern\": \"%s\", \"method\": "
                    "\"%s\", \"ranks\": %d, \"bytes\": %lld, \"seconds\": [",
-                   p->name, method_names[method], p->peers, (long long)total);
+                   p->name, method_names[method], ranks, (long long)total);
             for (int r = 0; r < reps; r++)
                 printf(r ? ", %.9f" : "%.9f", t[r]);
             printf("]}\n");
@@ -329,7 +419,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     int reps = 7;
-    const char *sizes = "1024,2048,4096", *slab_sizes = "128,256,512", *only = "";
+    const char *sizes = "1024,2048,4096", *slab_sizes = "128,256,512", *halo_sizes = "64,128,256";
+    const char *only = "";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--reps"))
             reps = atoi(argv[i + 1]);
@@ -337,25 +428,36 @@ int main(int argc, char **argv)
             sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--slabs"))
             slab_sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--halos"))
+            halo_sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--only"))
             only = argv[i + 1];
     }
-    int64_t fft[16], slab[16];
+    int64_t fft[16], slab[16], halo[16];
     const int nfft = sides(sizes, fft, 16, 16, 16384, nranks);
     const int nslab = sides(slab_sizes, slab, 16, 16, 1024, nranks);
-    if (reps < 3 || nfft < 0 || nslab < 0) {
+    const int nhalo = sides(halo_sizes, halo, 16, 4, 1024, 1);
+    if (reps < 3 || nfft < 0 || nslab < 0 || nhalo < 0) {
         if (rank == 0)
             fprintf(stderr, "bench_collectives: --reps >= 3; sizes (FFT2 16..16384, slabs "
-                            "16..1024) must be multiples of the ranks\n");
+                            "16..1024) must be multiples of the ranks, halos 4..1024\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int failures = 0;
-    for (int k = 0; k < 2 * nfft + 2 * nslab; k++) {
-        pattern p = {.peers = nranks, .rank = rank};
-        p.kind = k < nfft ? FFT2 : k < 2 * nfft ? FFT2_BLOCKS : k < 2 * nfft + nslab ? SLABS : SLABS_Z;
-        p.n = k < 2 * nfft ? fft[k % nfft] : slab[(k - 2 * nfft) % nslab];
+    for (int k = 0; k < 2 * nfft + 2 * nslab + nhalo; k++) {
+        pattern p = {.peers = nranks, .rank = rank, .comm = MPI_COMM_WORLD};
+        const int h = k - 2 * nfft - 2 * nslab; /* >= 0: a halo */
+        p.kind = k < nfft           ? FFT2
+                 : k < 2 * nfft     ? FFT2_BLOCKS
+                 : h < -nslab       ? SLABS
+                 : h < 0            ? SLABS_Z
+                                    : HALO;
+        p.n = k < 2 * nfft ? fft[k % nfft] : h < 0 ? slab[(k - 2 * nfft) % nslab] : halo[h];
         p.local = p.n / nranks;
-        if (p.kind >= SLABS)
+        if (p.kind == HALO)
+            snprintf(p.name, sizeof p.name, "halo %lld^3 double, Neighbor_alltoallw",
+                     (long long)p.n);
+        else if (p.kind >= SLABS)
             snprintf(p.name, sizeof p.name, "slabs %s %lld^3 double, Alltoallw",
                      p.kind == SLABS ? "xy" : "xz", (long long)p.n);
         else
@@ -363,7 +465,9 @@ int main(int argc, char **argv)
                      p.kind == FFT2 ? "" : " blocks", (long long)p.n);
         if (!strstr(p.name, only))
             continue;
-        if (p.kind >= SLABS)
+        if (p.kind == HALO)
+            make_halo(&p, nranks);
+        else if (p.kind >= SLABS)
             make_slabs(&p, p.kind == SLABS_Z);
         else
             make_fft2(&p, p.kind == FFT2);

@@ -178,7 +178,8 @@ def program_arguments(
             program += ["--scale", str(args.scale if not args.quick else 64)]
         if experiment.name == "collectives":
             parameters["slabs"] = args.slabs or ("64" if args.quick else "128,256,512")
-            program += ["--slabs", parameters["slabs"]]
+            parameters["halos"] = args.halos or ("32" if args.quick else "64,128,256")
+            program += ["--slabs", parameters["slabs"], "--halos", parameters["halos"]]
         if args.only:
             program += ["--only", args.only]
         return program, parameters
@@ -518,6 +519,7 @@ def parser() -> argparse.ArgumentParser:
                 "sides for pack, pingpong and decompose; FFT2 sides for collectives)",
             )
             p.add_argument("--slabs", help="collectives: sides of the slab redistributions")
+            p.add_argument("--halos", help="collectives: sides of the halo exchanges")
             p.add_argument(
                 "--engine",
                 choices=("mpi", "memcomm", "both"),

@@ -207,7 +207,7 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
     out = tmp_path / "collectives.jsonl"
     result = memcomm(
         "bench", "collectives", "--mpi", mpi, "--reps", "3", "--sizes", "64",
-        "--slabs", "32", "--json", str(out),
+        "--slabs", "32", "--halos", "16", "--json", str(out),
     )  # fmt: skip
     # the program exits non-zero if a method delivers other bytes than the MPI's own call
     assert result.returncode == 0, result.stderr
@@ -218,6 +218,7 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
         "fft2 blocks 64^2 complex, Alltoall",
         "slabs xy 32^3 double, Alltoallw",
         "slabs xz 32^3 double, Alltoallw",
+        "halo 16^3 double, Neighbor_alltoallw",
     }
     assert {r["method"] for r in records} == {"contiguous", "mpi", "manual", "memcomm"}
     assert all(r["experiment"] == "collectives" and len(r["seconds"]) == 3 for r in records)
