@@ -572,14 +572,20 @@ def pack(results: Sequence[Result]) -> Analysis:
     )
 
 
-def collectives(results: Sequence[Result]) -> Analysis:
-    """FFT redistributions as collectives: memcomm against the MPI's own call, a hand-written
-    pack around an Alltoallv, and a contiguous Alltoall of the same bytes."""
-    series = group(
+def bandwidth_by_method(results: Sequence[Result]) -> list[Series]:
+    """GB/s of every sample, one series per method and MPI (the ping-pong and collectives
+    figures)."""
+    return group(
         results,
         lambda r: f"{r['method']} ({r.get('mpi', '?')})",
         value=lambda r: [r["bytes"] / t / 1e9 for t in r["seconds"]],
     )
+
+
+def collectives(results: Sequence[Result]) -> Analysis:
+    """FFT redistributions as collectives: memcomm against the MPI's own call, a hand-written
+    pack around an Alltoallv, and a contiguous Alltoall of the same bytes."""
+    series = bandwidth_by_method(results)
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "collectives")
@@ -622,11 +628,7 @@ def collectives(results: Sequence[Result]) -> Analysis:
 
 def pingpong(results: Sequence[Result]) -> Analysis:
     transposes = [r for r in results if str(r.get("pattern", "")).startswith("transpose")]
-    series = group(
-        transposes,
-        lambda r: f"{r['method']} ({r.get('mpi', '?')})",
-        value=lambda r: [r["bytes"] / t / 1e9 for t in r["seconds"]],
-    )
+    series = bandwidth_by_method(transposes)
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "pingpong")
