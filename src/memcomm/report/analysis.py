@@ -572,23 +572,23 @@ def pack(results: Sequence[Result]) -> Analysis:
     )
 
 
-def bandwidth_by_method(results: Sequence[Result]) -> list[Series]:
-    """GB/s of every sample, one series per method and MPI (the ping-pong and collectives
-    figures)."""
-    return group(
-        results,
-        lambda r: f"{r['method']} ({r.get('mpi', '?')})",
-        value=lambda r: [r["bytes"] / t / 1e9 for t in r["seconds"]],
-    )
-
-
 def collectives(results: Sequence[Result]) -> Analysis:
     """FFT redistributions as collectives: memcomm against the MPI's own call, a hand-written
     pack around an Alltoallv, and a contiguous Alltoall of the same bytes."""
-    series = bandwidth_by_method(results)
-    findings, out = [], []
+    findings, out, series = [], [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "collectives")
+        series += [
+            Series(
+                f"{method} / MPI ({mpi})",
+                [
+                    Point(float(i), summarize([row.ratio(method, "mpi")]))
+                    for i, row in enumerate(rows)
+                    if row.has(method) and row.has("mpi")
+                ],
+            )
+            for method in ("memcomm", "manual")
+        ]
         out.append(
             Table(
                 f"collectives, {mpi}: slowest rank (median), bytes each rank sends",
@@ -615,11 +615,14 @@ def collectives(results: Sequence[Result]) -> Analysis:
         [
             Figure(
                 "collectives",
-                "Collective bandwidth per rank",
-                "bytes each rank sends",
-                "GB/s (slowest rank)",
+                "Collectives against the MPI's own call (ratio of medians; 1 = the MPI)",
+                "; ".join(
+                    f"{i}: {n}"
+                    for i, n in enumerate(dict.fromkeys(str(r["pattern"]) for r in results))
+                ),
+                "times the MPI's speed",
                 series,
-                ylog=False,
+                xlog=False,
             )
         ],
         out,
@@ -628,7 +631,11 @@ def collectives(results: Sequence[Result]) -> Analysis:
 
 def pingpong(results: Sequence[Result]) -> Analysis:
     transposes = [r for r in results if str(r.get("pattern", "")).startswith("transpose")]
-    series = bandwidth_by_method(transposes)
+    series = group(
+        transposes,
+        lambda r: f"{r['method']} ({r.get('mpi', '?')})",
+        value=lambda r: [r["bytes"] / t / 1e9 for t in r["seconds"]],
+    )
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "pingpong")
