@@ -143,22 +143,6 @@ static void pack_side(const coll_block *blocks, analysis *const *types, const in
                                 staging + offset[i]);
 }
 
-/* The analysis of the packed block with the most bytes: what the path choice is keyed by. */
-static analysis *heaviest(const exchange *x)
-{
-    analysis *key = NULL;
-    int64_t most = 0;
-    for (int i = 0; i < 2 * x->peers; i++) {
-        const bool sent = i < x->peers;
-        const int64_t bytes = sent ? x->send_bytes[i] : x->recv_bytes[i - x->peers];
-        if ((sent ? x->send_packed : x->recv_packed) && bytes > most) {
-            most = bytes;
-            key = x->types[i];
-        }
-    }
-    return key;
-}
-
 /* Which sides a path packs. */
 typedef struct {
     bool send, recv;
@@ -176,6 +160,23 @@ static sides packed_sides(bool send_usable, bool recv_usable, bool self_received
     s.send = send_usable && send_worth && (!self_received || recv_usable);
     s.recv = recv_usable && (recv_worth || (s.send && self_received));
     return s;
+}
+
+/* The analysis of the block with the most bytes among the sides `packed` packs: what the
+ * path choice is keyed by. */
+static analysis *heaviest(const exchange *x, sides packed)
+{
+    analysis *key = NULL;
+    int64_t most = 0;
+    for (int i = 0; i < 2 * x->peers; i++) {
+        const bool sent = i < x->peers;
+        const int64_t bytes = sent ? x->send_bytes[i] : x->recv_bytes[i - x->peers];
+        if ((sent ? packed.send : packed.recv) && bytes > most) {
+            most = bytes;
+            key = x->types[i];
+        }
+    }
+    return key;
 }
 
 /* The path, by measurement (lib/core/sendpath.h) among: packing the sides with short blocks
@@ -197,9 +198,7 @@ static bool choose_path(exchange *x, path_use use, sides short_blocks, sides any
     if (n == 0)
         return false;
     paths[n++] = (sides){false, false}; /* the MPI's own */
-    x->send_packed = paths[0].send;     /* the key: the largest block of the first path */
-    x->recv_packed = paths[0].recv;
-    x->key = heaviest(x);
+    x->key = heaviest(x, paths[0]);     /* the same key whichever path this call takes */
     x->choice = sendpath_choose(x->key, use, send_total + recv_total, n);
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;

@@ -122,10 +122,10 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
     {                                                                                          \
         exchange x;                                                                            \
         parties p;                                                                             \
-        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !WHO(comm, &p))  \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const exchange_form form = {p.rank, true, USE, LARGE, LARGE};                          \
         if (!start(&x, &p,                                                                     \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, NULL, NULL, NULL,     \
@@ -166,12 +166,12 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
     {                                                                                          \
         exchange x;                                                                            \
         parties p;                                                                             \
-        const double began = PMPI_Wtime();                                                     \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !sendcounts ||   \
             !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const exchange_form form = {p.rank, false, USE, LARGE, LARGE};                         \
         if (!start(&x, &p,                                                                     \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, sendcounts, sdispls,  \
@@ -200,12 +200,12 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
     {                                                                                          \
         exchange x;                                                                            \
         parties p;                                                                             \
-        const double began = PMPI_Wtime();                                                     \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
             !rdispls || !recvtypes || !WHO(comm, &p) ||                                        \
             all_pass(p.send, sendtypes, p.recv, recvtypes))                                    \
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const exchange_form form = {p.rank, false, USE, LARGE, AINT};                          \
         if (!start(&x, &p,                                                                     \
                    blocks_of(p.send, p.peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts,  \

@@ -37,7 +37,7 @@ static bool large_count;
  * goes to and comes from rank j as in MPI_Alltoall */
 static bool neighbour;
 static MPI_Comm neighbourhood = MPI_COMM_NULL;
-static long long failures, compared, overlapping, unstable, neighbour_calls, p2p_differs;
+static long long failures, compared, overlapping, unstable, neighbour_calls, pack_differs;
 
 #if MEMCOMM_HAVE_LARGE_COUNT
 #define FORM(CALL, ...) (large_count ? CALL##_c(__VA_ARGS__) : CALL(__VA_ARGS__))
@@ -249,14 +249,14 @@ static void run_call(call how, side *send, side *recv, const char *what)
      * bytes (Open MPI 5.0's send and collective paths take some elements of types with
      * misaligned doubles from one byte off, where its MPI_Pack and MPICH do not), what its
      * pack and unpack deliver is an answer of the MPI alone too */
-    unsigned char *by_p2p = pack_reference(send, recv);
+    unsigned char *by_pack = pack_reference(send, recv);
     int64_t at = -1;
     bool stable = true, collective_differs = false;
     for (int64_t k = 0; defined && k < recv->span; k++) {
         stable = stable && want[k] == before[k];
-        collective_differs = collective_differs || (rc == MPI_SUCCESS && want[k] != by_p2p[k]);
+        collective_differs = collective_differs || (rc == MPI_SUCCESS && want[k] != by_pack[k]);
         if (recv->buf[k] != want[k] && want[k] == before[k] &&
-            (rc != MPI_SUCCESS || recv->buf[k] != by_p2p[k]) && at < 0)
+            (rc != MPI_SUCCESS || recv->buf[k] != by_pack[k]) && at < 0)
             at = k;
     }
     /* a call memcomm handed to the MPI (it packed nothing) on which the MPI alone varies
@@ -265,9 +265,9 @@ static void run_call(call how, side *send, side *recv, const char *what)
     const bool passed = stats_after.handled_calls == stats_before.handled_calls;
     if (passed && (!stable || collective_differs))
         at = -1;
-    free(by_p2p);
+    free(by_pack);
     unstable += !stable || (passed && collective_differs);
-    p2p_differs += collective_differs;
+    pack_differs += collective_differs;
     compared++;
     neighbour_calls += neighbour;
     if (error_class(rc) != error_class(ref) || error_class(ref) != error_class(ref_before) ||
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
            "compared; %lld where the MPI's collective and its own pack and unpack deliver "
            "other bytes, either accepted), %lld differ; memcomm %s, packed or unpacked %llu "
            "times itself\n",
-           rank, compared, neighbour_calls, overlapping, unstable, p2p_differs, total,
+           rank, compared, neighbour_calls, overlapping, unstable, pack_differs, total,
            active ? "active" : "disabled", stats.handled_calls);
     CHECK(total == 0);
     /* the comparison proves something only if memcomm carried calls itself */
