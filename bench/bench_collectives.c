@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
+
 enum { WARMUP = 8 }; /* covers memcomm's timed trials of both paths (lib/core/sendpath.h) */
 
 typedef enum { FFT2, FFT2_BLOCKS, SLABS, SLABS_Z, HALO } layout;
@@ -395,21 +397,17 @@ static int measure(pattern *p, int reps)
     return failures;
 }
 
-/* A comma-separated list of sides, each a multiple of the ranks in [lo, hi]. */
+/* harness_sizes, each side also a multiple of `ranks`; -1 (with a message) otherwise. */
 static int sides(const char *list, int64_t *out, int max, int64_t lo, int64_t hi, int ranks)
 {
-    int k = 0;
-    for (const char *s = list; *s && k < max;) {
-        char *end;
-        const int64_t n = strtoll(s, &end, 10);
-        if (end == s || n < lo || n > hi || n % ranks)
+    const int n = harness_sizes(list, NULL, out, max, lo, hi);
+    for (int k = 0; k < n; k++)
+        if (out[k] % ranks) {
+            fprintf(stderr, "bench: side %lld is not a multiple of the %d ranks\n",
+                    (long long)out[k], ranks);
             return -1;
-        out[k++] = n;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return k;
+        }
+    return n;
 }
 
 int main(int argc, char **argv)
