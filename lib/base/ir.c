@@ -1,11 +1,11 @@
 #include "ir.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "text.h"
 
 struct ir_arena_chunk {
     ir_arena_chunk *next;
@@ -172,58 +172,41 @@ bool ir_same_shape(const ir_node *x, const ir_node *y)
     return false;
 }
 
-typedef struct {
-    char *buf;
-    size_t cap, len;
-} sink;
-
-static void put(sink *s, const char *fmt, ...)
-{
-    if (s->len >= s->cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-    va_end(ap);
-    if (w > 0)
-        s->len += (size_t)w;
-}
-
-static void format_into(sink *s, const ir_node *n)
+static void format_into(text_sink *s, const ir_node *n)
 {
     switch (n->kind) {
     case IR_BLOCK:
-        put(s, "block(%lld)@%lld", (long long)n->u.block.len, (long long)n->off);
+        text_put(s, "block(%lld)@%lld", (long long)n->u.block.len, (long long)n->off);
         break;
     case IR_LOOP:
-        put(s, "loop(%lld,%+lld)[", (long long)n->u.loop.count, (long long)n->u.loop.stride);
+        text_put(s, "loop(%lld,%+lld)[", (long long)n->u.loop.count, (long long)n->u.loop.stride);
         format_into(s, n->u.loop.child);
-        put(s, "]@%lld", (long long)n->off);
+        text_put(s, "]@%lld", (long long)n->off);
         break;
     case IR_SEQ:
-        put(s, "seq[");
+        text_put(s, "seq[");
         for (int64_t i = 0; i < n->u.seq.n; i++) {
             if (i)
-                put(s, ",");
+                text_put(s, ",");
             if (i == 8 && n->u.seq.n > 10) {
-                put(s, "...%lld more", (long long)(n->u.seq.n - 8));
+                text_put(s, "...%lld more", (long long)(n->u.seq.n - 8));
                 break;
             }
             format_into(s, n->u.seq.items[i]);
         }
-        put(s, "]@%lld", (long long)n->off);
+        text_put(s, "]@%lld", (long long)n->off);
         break;
     case IR_LIST:
-        put(s, "list[");
+        text_put(s, "list[");
         for (int64_t i = 0; i < n->u.list.n; i++) {
             if (i == 8 && n->u.list.n > 10) {
-                put(s, ",...%lld more", (long long)(n->u.list.n - 8));
+                text_put(s, ",...%lld more", (long long)(n->u.list.n - 8));
                 break;
             }
-            put(s, i ? ",%lld@%lld" : "%lld@%lld", (long long)n->u.list.lens[i],
+            text_put(s, i ? ",%lld@%lld" : "%lld@%lld", (long long)n->u.list.lens[i],
                 (long long)n->u.list.offs[i]);
         }
-        put(s, "]@%lld", (long long)n->off);
+        text_put(s, "]@%lld", (long long)n->off);
         break;
     }
 }
@@ -233,7 +216,7 @@ void ir_format(const ir_node *node, char *buf, size_t cap)
     if (cap == 0)
         return;
     buf[0] = '\0';
-    sink s = {buf, cap, 0};
+    text_sink s = {buf, cap, 0};
     format_into(&s, node);
     if (s.len >= cap && cap > 4)
         memcpy(buf + cap - 4, "...", 4);

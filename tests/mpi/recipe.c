@@ -1,9 +1,10 @@
 #include "recipe.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../lib/base/text.h"
 
 #if MPI_VERSION >= 4
 #define HAVE_LARGE_CTORS 1
@@ -377,40 +378,23 @@ MPI_Datatype recipe_build(const recipe *r)
     return out;
 }
 
-typedef struct {
-    char *buf;
-    size_t cap, len;
-} sink;
-
-static void put(sink *s, const char *fmt, ...)
+static void put_list(text_sink *s, const char *name, const int64_t *v, int n)
 {
-    if (s->len >= s->cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-    va_end(ap);
-    if (w > 0)
-        s->len += (size_t)w;
-}
-
-static void put_list(sink *s, const char *name, const int64_t *v, int n)
-{
-    put(s, "%s={", name);
+    text_put(s, "%s={", name);
     for (int i = 0; i < n; i++)
-        put(s, i ? ",%lld" : "%lld", (long long)v[i]);
-    put(s, "}, ");
+        text_put(s, i ? ",%lld" : "%lld", (long long)v[i]);
+    text_put(s, "}, ");
 }
 
-static void put_ints(sink *s, const char *name, const int *v, int n)
+static void put_ints(text_sink *s, const char *name, const int *v, int n)
 {
-    put(s, "%s={", name);
+    text_put(s, "%s={", name);
     for (int i = 0; i < n; i++)
-        put(s, i ? ",%d" : "%d", v[i]);
-    put(s, "}, ");
+        text_put(s, i ? ",%d" : "%d", v[i]);
+    text_put(s, "}, ");
 }
 
-static void describe(sink *s, const recipe *r)
+static void describe(text_sink *s, const recipe *r)
 {
     static const char *names[] = {
         "basic",   "dup",           "contiguous",     "vector",  "hvector",  "indexed",
@@ -418,20 +402,20 @@ static void describe(sink *s, const recipe *r)
         "resized",
     };
     if (r->kind == R_BASIC) {
-        put(s, "%s", basics[r->basic].name);
+        text_put(s, "%s", basics[r->basic].name);
         return;
     }
-    put(s, "%s%s(", names[r->kind], r->large ? "_c" : "");
+    text_put(s, "%s%s(", names[r->kind], r->large ? "_c" : "");
     switch (r->kind) {
-    case R_CONTIGUOUS: put(s, "count=%lld, ", (long long)r->count); break;
+    case R_CONTIGUOUS: text_put(s, "count=%lld, ", (long long)r->count); break;
     case R_VECTOR:
     case R_HVECTOR:
-        put(s, "count=%lld, blocklen=%lld, stride=%lld, ", (long long)r->count,
+        text_put(s, "count=%lld, blocklen=%lld, stride=%lld, ", (long long)r->count,
             (long long)r->blocklen, (long long)r->stride);
         break;
     case R_INDEXED_BLOCK:
     case R_HINDEXED_BLOCK:
-        put(s, "blocklen=%lld, ", (long long)r->blocklen);
+        text_put(s, "blocklen=%lld, ", (long long)r->blocklen);
         put_list(s, "displs", r->displs, r->n);
         break;
     case R_INDEXED:
@@ -444,33 +428,33 @@ static void describe(sink *s, const recipe *r)
         put_ints(s, "sizes", r->sizes, r->ndims);
         put_ints(s, "subsizes", r->subsizes, r->ndims);
         put_ints(s, "starts", r->starts, r->ndims);
-        put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
+        text_put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
         break;
     case R_DARRAY:
-        put(s, "size=%d, rank=%d, ", r->nprocs, r->rank);
+        text_put(s, "size=%d, rank=%d, ", r->nprocs, r->rank);
         put_ints(s, "gsizes", r->sizes, r->ndims);
         put_ints(s, "distribs", r->distribs, r->ndims);
         put_ints(s, "dargs", r->dargs, r->ndims);
         put_ints(s, "psizes", r->psizes, r->ndims);
-        put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
+        text_put(s, "order=%s, ", r->order == MPI_ORDER_C ? "C" : "FORTRAN");
         break;
-    case R_RESIZED: put(s, "lb=%lld, extent=%lld, ", (long long)r->lb, (long long)r->extent); break;
+    case R_RESIZED: text_put(s, "lb=%lld, extent=%lld, ", (long long)r->lb, (long long)r->extent); break;
     default: break;
     }
     int nkids = r->kind == R_STRUCT ? r->n : 1;
     if (r->kind == R_STRUCT)
-        put(s, "types={");
+        text_put(s, "types={");
     for (int i = 0; i < nkids; i++) {
         if (i)
-            put(s, ", ");
+            text_put(s, ", ");
         describe(s, r->kids[i]);
     }
-    put(s, r->kind == R_STRUCT ? "})" : ")");
+    text_put(s, r->kind == R_STRUCT ? "})" : ")");
 }
 
 void recipe_describe(const recipe *r, char *buf, size_t cap)
 {
-    sink s = {buf, cap, 0};
+    text_sink s = {buf, cap, 0};
     buf[0] = '\0';
     describe(&s, r);
 }
