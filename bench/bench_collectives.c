@@ -1,6 +1,6 @@
-/* FFT redistributions as collectives with derived datatypes, every method in one run
- * (issue 12; the layouts of ddtbench's FFT2 and of the slab FFTs that mpi4py-fft, heFFTe and
- * P3DFFT run):
+/* FFT redistributions and a transposing gather as collectives with derived datatypes,
+ * every method in one run (issue 12; the layouts of ddtbench's FFT2 and of the slab FFTs that
+ * mpi4py-fft, heFFTe and P3DFFT run):
  *
  *   contiguous  MPI_Alltoall of the same bytes from contiguous buffers: the ceiling
  *   mpi         the MPI's own collective on the datatypes (PMPI_: memcomm does not see it)
@@ -15,6 +15,10 @@
  *                   N/P elements resized to one element): the transpose happens in the call
  *   fft2 blocks N   the same redistribution without the transpose: square blocks sent and
  *                   received as vector types (ddtbench's FFT pattern as an Alltoall of vectors)
+ *   allgather N     every rank gets the whole N x N complex matrix transposed: each sends its
+ *                   N/P rows as they are and MPI_Allgather places them column by column (the
+ *                   FFT2 receive type over all N rows); manual: PMPI_Allgather of the rows
+ *                   and a cache-blocked transpose per peer; contiguous: the same bytes
  *   slabs N         an N^3 array of doubles from x-slabs to y-slabs with MPI_Alltoallw of
  *                   subarray types, one per peer and side (runs of N^2/P doubles both sides)
  *   slabs xz N      the same from x-slabs to z-slabs: the send side's runs are N/P doubles
@@ -40,7 +44,7 @@
 
 enum { WARMUP = 8 }; /* covers memcomm's timed trials of both paths (lib/core/sendpath.h) */
 
-typedef enum { FFT2, FFT2_BLOCKS, SLABS, SLABS_Z, HALO } layout;
+typedef enum { FFT2, FFT2_BLOCKS, GATHER, SLABS, SLABS_Z, HALO } layout;
 
 typedef struct pattern pattern;
 struct pattern {
@@ -93,6 +97,21 @@ static void fft2_blocks_unpack(const pattern *p, int q, const double *bytes)
     const int64_t n = p->n, m = p->local;
     for (int64_t i = 0; i < m; i++)
         memcpy(p->out + 2 * (i * n + q * m), bytes + 2 * i * m, (size_t)(16 * m));
+}
+
+/* Allgather, peer q's rows r (all n columns c, at bytes[r][c]) land transposed: element
+ * (r, c) at my row c, column q*local + r. */
+static void gather_unpack(const pattern *p, int q, const double *bytes)
+{
+    const int64_t n = p->n, m = p->local;
+    for (int64_t rr = 0; rr < m; rr += B)
+        for (int64_t cc = 0; cc < n; cc += B)
+            for (int64_t r = rr; r < rr + B && r < m; r++)
+                for (int64_t c = cc; c < cc + B && c < n; c++) {
+                    double *to = p->out + 2 * (c * n + q * m + r);
+                    to[0] = bytes[2 * (r * n + c)];
+                    to[1] = bytes[2 * (r * n + c) + 1];
+                }
 }
 
 /* Slabs: x-slab [local][n][n] to peer q: y rows q*local.. of every plane. */
@@ -209,6 +228,24 @@ static void make_fft2(pattern *p, bool transpose)
     p->unpack = transpose ? fft2_unpack : fft2_blocks_unpack;
 }
 
+static void make_gather(pattern *p)
+{
+    const int64_t n = p->n, m = p->local;
+    MPI_Datatype column;
+    MPI_Type_contiguous(2, MPI_DOUBLE, &p->send_type);
+    MPI_Type_vector((int)n, 1, (int)n, p->send_type, &column);
+    MPI_Type_create_resized(column, 0, 16, &p->recv_type);
+    MPI_Type_free(&column);
+    MPI_Type_commit(&p->send_type);
+    MPI_Type_commit(&p->recv_type);
+    p->send_count = (int)(m * n);
+    p->recv_count = (int)m;
+    p->in_doubles = 2 * m * n;
+    p->out_doubles = 2 * n * n;
+    p->peer_bytes = 16 * m * n;
+    p->unpack = gather_unpack;
+}
+
 static void make_slabs(pattern *p, bool to_z)
 {
     const int n = (int)p->n, m = (int)p->local;
@@ -306,11 +343,23 @@ static void run_once(const pattern *p, int method, const scratch *s)
     const bool through_memcomm = method == M_MEMCOMM;
     switch (method) {
     case M_CONTIGUOUS:
+        if (p->kind == GATHER) {
+            PMPI_Allgather(s->send, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes,
+                           MPI_BYTE, p->comm);
+            break;
+        }
         (p->kind == HALO ? PMPI_Neighbor_alltoall : PMPI_Alltoall)(
             s->send, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes, MPI_BYTE,
             p->comm);
         break;
     case M_MANUAL:
+        if (p->kind == GATHER) { /* the rows go as they are */
+            PMPI_Allgather(p->in, (int)p->peer_bytes, MPI_BYTE, s->recv, (int)p->peer_bytes,
+                           MPI_BYTE, p->comm);
+            for (int q = 0; q < p->peers; q++)
+                p->unpack(p, q, (const double *)(s->recv + q * p->peer_bytes));
+            break;
+        }
         for (int q = 0; q < p->peers; q++)
             p->pack(p, q, (double *)(s->send + q * p->peer_bytes));
         (p->kind == HALO ? PMPI_Neighbor_alltoallv : PMPI_Alltoallv)(
@@ -324,6 +373,11 @@ static void run_once(const pattern *p, int method, const scratch *s)
             (through_memcomm ? MPI_Neighbor_alltoallw : PMPI_Neighbor_alltoallw)(
                 p->in, p->ones, p->byte_zeros, p->send_types, p->out, p->ones, p->byte_zeros,
                 p->recv_types, p->comm);
+        else if (p->kind == GATHER)
+            (through_memcomm ? MPI_Allgather : PMPI_Allgather)(p->in, p->send_count,
+                                                               p->send_type, p->out,
+                                                               p->recv_count, p->recv_type,
+                                                               p->comm);
         else if (p->kind >= SLABS)
             (through_memcomm ? MPI_Alltoallw : PMPI_Alltoallw)(
                 p->in, p->ones, p->zeros, p->send_types, p->out, p->ones, p->zeros,
@@ -442,18 +496,22 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int failures = 0;
-    for (int k = 0; k < 2 * nfft + 2 * nslab + nhalo; k++) {
+    for (int k = 0; k < 3 * nfft + 2 * nslab + nhalo; k++) {
         pattern p = {.peers = nranks, .rank = rank, .comm = MPI_COMM_WORLD};
-        const int h = k - 2 * nfft - 2 * nslab; /* >= 0: a halo */
+        const int h = k - 3 * nfft - 2 * nslab; /* >= 0: a halo */
         p.kind = k < nfft           ? FFT2
                  : k < 2 * nfft     ? FFT2_BLOCKS
+                 : k < 3 * nfft     ? GATHER
                  : h < -nslab       ? SLABS
                  : h < 0            ? SLABS_Z
                                     : HALO;
-        p.n = k < 2 * nfft ? fft[k % nfft] : h < 0 ? slab[(k - 2 * nfft) % nslab] : halo[h];
+        p.n = k < 3 * nfft ? fft[k % nfft] : h < 0 ? slab[(k - 3 * nfft) % nslab] : halo[h];
         p.local = p.n / nranks;
         if (p.kind == HALO)
             snprintf(p.name, sizeof p.name, "halo %lld^3 double, Neighbor_alltoallw",
+                     (long long)p.n);
+        else if (p.kind == GATHER)
+            snprintf(p.name, sizeof p.name, "allgather transpose %lld^2 complex, Allgather",
                      (long long)p.n);
         else if (p.kind >= SLABS)
             snprintf(p.name, sizeof p.name, "slabs %s %lld^3 double, Alltoallw",
@@ -465,6 +523,8 @@ int main(int argc, char **argv)
             continue;
         if (p.kind == HALO)
             make_halo(&p, nranks);
+        else if (p.kind == GATHER)
+            make_gather(&p);
         else if (p.kind >= SLABS)
             make_slabs(&p, p.kind == SLABS_Z);
         else

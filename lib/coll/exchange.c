@@ -112,24 +112,57 @@ static void give_back(exchange *x)
 
 _Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Aint) == 8, "argument arrays of 8 bytes");
 
-/* The byte counts and offsets as the MPI's argument arrays (all fit an int: see above): int
- * or MPI_Count counts, int or MPI_Aint displacements, as the call's form takes them. */
-static void fill_arguments(exchange *x, const exchange_form *form)
+/* The analysis of a side's first non-empty block: in the calls that count by element, the
+ * side's one type. NULL if the side is empty. */
+static analysis *element_of(analysis *const *types, int peers)
 {
+    for (int i = 0; i < peers; i++)
+        if (types[i])
+            return types[i];
+    return NULL;
+}
+
+/* The type a packed side's blocks go as: MPI_PACKED, or the stand-in of the side's type;
+ * MPI_DATATYPE_NULL if none could be made. */
+static MPI_Datatype packed_type(analysis *element, bool by_element)
+{
+    if (!by_element)
+        return MPI_PACKED;
+    return element ? analysis_stand_in(element) : MPI_DATATYPE_NULL;
+}
+
+/* The counts and offsets as the MPI's argument arrays (all fit an int: see above): int or
+ * MPI_Count counts, int or MPI_Aint displacements, as the call's form takes them, in bytes or
+ * in elements of the stand-ins. False if a stand-in could not be made. */
+static bool fill_arguments(exchange *x, const exchange_form *form)
+{
+    const int n = x->peers;
+    analysis *element[2] = {element_of(x->types, n), element_of(x->types + n, n)};
+    const MPI_Datatype send_type = packed_type(element[0], form->by_element),
+                       recv_type = packed_type(element[1], form->by_element);
+    if ((x->send_packed && send_type == MPI_DATATYPE_NULL) ||
+        (x->recv_packed && recv_type == MPI_DATATYPE_NULL))
+        return false;
     const int64_t *from[4] = {x->send_bytes, x->send_offset, x->recv_bytes, x->recv_offset};
     void *to[4] = {x->send_counts, x->send_displs, x->recv_counts, x->recv_displs};
     for (int k = 0; k < 4; k++) {
         const bool wide = k % 2 == 0 ? form->large_counts : form->aint_displs;
-        for (int i = 0; i < x->peers; i++) {
-            const int64_t value = x->self == i && k % 2 == 0 ? 0 : from[k][i];
+        const analysis *a = element[k / 2];
+        for (int i = 0; i < n; i++) {
+            int64_t value = x->self == i && k % 2 == 0 ? 0 : from[k][i];
+            if (form->by_element) /* whole elements: every block a multiple of the size */
+                value = a && a->bounds.size > 0 ? value / a->bounds.size : 0;
             if (wide) /* MPI_Count and MPI_Aint: both int64 here */
                 ((int64_t *)to[k])[i] = value;
             else
                 ((int *)to[k])[i] = (int)value;
         }
     }
-    for (int i = 0; i < x->peers; i++)
-        x->packed[i] = MPI_PACKED;
+    for (int i = 0; i < n; i++) {
+        x->send_types[i] = send_type;
+        x->recv_types[i] = recv_type;
+    }
+    return true;
 }
 
 /* Pack side `blocks` (analysed in `types`) into `staging`, at each block's offset; `skip` is a
@@ -214,10 +247,10 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     const int rank = form->rank;
     /* one allocation for every per-peer array */
     char *memory = mc_calloc(1, n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
-                                     sizeof(coll_block) + 4 * each + sizeof(MPI_Datatype)));
+                                     sizeof(coll_block) + 4 * each + 2 * sizeof(MPI_Datatype)));
     if (!memory)
         return false;
-    *x = (exchange){.peers = peers, .types = (analysis **)memory};
+    *x = (exchange){.peers = peers, .types = (analysis **)memory, .in_place = form->in_place};
     x->send_bytes = (int64_t *)(memory + 2 * n * sizeof(analysis *));
     x->send_offset = x->send_bytes + n;
     x->recv_bytes = x->send_offset + n;
@@ -227,7 +260,8 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     x->send_displs = (char *)x->send_counts + n * each;
     x->recv_counts = (char *)x->send_displs + n * each;
     x->recv_displs = (char *)x->recv_counts + n * each;
-    x->packed = (MPI_Datatype *)((char *)x->recv_displs + n * each);
+    x->send_types = (MPI_Datatype *)((char *)x->recv_displs + n * each);
+    x->recv_types = x->send_types + n;
     int64_t send_total = 0, recv_total = 0;
     bool send_worth = false, recv_worth = false;
     static const coll_block none = {NULL, 0, MPI_DATATYPE_NULL};
@@ -248,7 +282,9 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
                                           x->recv_offset, &recv_total, &recv_worth,
                                           &recv_packable) &&
                              receives_disjoint(x->recv, x->types + n, peers);
-    bool self_received = rank >= 0 && rank < peers && x->recv[rank].count > 0;
+    /* a block the MPI delivers from the caller to itself (MPI_IN_PLACE's is not moved) */
+    bool self_received = rank >= 0 && rank < peers && rank != form->in_place &&
+                         x->recv[rank].count > 0;
     for (int i = 0; rank == EXCHANGE_SELF_UNKNOWN && i < peers; i++)
         self_received = self_received || x->recv[i].count > 0;
     if (!choose_path(x, form->use,
@@ -262,7 +298,8 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     }
     /* the block a rank sends itself goes straight from its send block into its receive
      * staging, not through the MPI, when both sides are packed and agree on its size */
-    x->self = !form->uniform && rank >= 0 && self_received && x->send_packed &&
+    x->self = !form->uniform && !form->by_element && rank >= 0 && self_received &&
+                      x->send_packed &&
                       x->recv_packed && x->send_bytes[rank] == x->recv_bytes[rank]
                   ? rank
                   : -1;
@@ -275,7 +312,8 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
         x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
     if (x->recv_packed)
         x->recv_staging = bufpool_take(recv_total);
-    if ((x->send_packed && !x->send_staging) || (x->recv_packed && !x->recv_staging)) {
+    if ((x->send_packed && !x->send_staging) || (x->recv_packed && !x->recv_staging) ||
+        !fill_arguments(x, form)) {
         give_back(x);
         return false;
     }
@@ -290,7 +328,12 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
                 x->recv_staging + x->recv_offset[x->self]);
         stats_handled(x->send_bytes[x->self]);
     }
-    fill_arguments(x, form);
+    const int own = x->in_place;
+    if (x->recv_packed && own >= 0 && own < peers && x->recv_bytes[own] > 0) {
+        const plan *p = &x->types[peers + own]->plan; /* the MPI reads it from the staging */
+        p->pack(p, x->recv[own].buf, x->recv[own].count, x->recv_staging + x->recv_offset[own]);
+        stats_handled(x->recv_bytes[own]);
+    }
     return true;
 }
 
@@ -298,7 +341,7 @@ void exchange_finish(exchange *x, int rc, double start)
 {
     int64_t unpacked = 0;
     for (int i = 0; rc == MPI_SUCCESS && x->recv_packed && i < x->peers; i++) {
-        if (x->recv_bytes[i] == 0)
+        if (x->recv_bytes[i] == 0 || i == x->in_place) /* MPI_IN_PLACE's: the caller's data */
             continue;
         const plan *p = &x->types[x->peers + i]->plan;
         p->unpack(p, x->recv[i].buf, x->recv[i].count, x->recv_staging + x->recv_offset[i]);

@@ -1,10 +1,15 @@
 /* exchange: one collective call's data, as packed bytes per peer.
  *
  * A collective that moves derived datatypes is carried by packing what each peer gets into
- * one staging buffer, peer after peer, calling the MPI's same collective on MPI_PACKED bytes
- * (the same function, so ranks without memcomm take part unchanged: MPI_PACKED matches any
- * type signature of the same bytes), and unpacking each peer's bytes from a second staging
- * buffer into the user's blocks.
+ * one staging buffer, peer after peer, calling the MPI's same collective on the packed bytes
+ * (the same function, so ranks without memcomm take part unchanged), and unpacking each
+ * peer's bytes from a second staging buffer into the user's blocks. The packed bytes go as
+ * - MPI_PACKED, counted in bytes (the alltoalls: MPI_PACKED matches any type signature of
+ *   the same bytes, and the MPIs move each peer's block as one message), or
+ * - `by_element` (the rooted and gathering collectives): the user's counts of a contiguous
+ *   stand-in of each type's size (analysis_stand_in). Open MPI splits a broadcast, gather or
+ *   scatter into segments of whole elements, counted on each rank from its own type's size:
+ *   bytes as MPI_PACKED on one rank and typed on another would split differently.
  *
  * Each side is decided alone: it is packed only when
  * - memcomm can pack every non-empty block of it (any type its engine handles, basic types
@@ -14,8 +19,8 @@
  * - for the receive side, no block overlaps itself or another (the MPI would write
  *   overlapping bytes in an order of its own),
  * - and all its packed bytes fit an int (the MPI's int displacements).
- * A side not packed goes to the MPI as the user gave it (MPI_PACKED on the other side
- * matches it): the send side of an FFT transpose, blocks of whole rows, streams from the
+ * A side not packed goes to the MPI as the user gave it (the packed bytes on the other side
+ * match it): the send side of an FFT transpose, blocks of whole rows, streams from the
  * user's buffer with no copy. A call with neither side packed, with a negative count, or
  * when memory is short, goes to the MPI unchanged.
  *
@@ -43,15 +48,17 @@ typedef struct {
     int peers;
     bool send_packed, recv_packed; /* which sides the MPI gets as MPI_PACKED bytes */
     int self;                      /* the peer exchange_start moved itself, or -1 */
+    int in_place;                  /* the receive block MPI_IN_PLACE keeps, or -1 */
     /* per peer, receives after sends: packed bytes and their offset in the staging buffer */
     int64_t *send_bytes, *send_offset, *recv_bytes, *recv_offset;
     char *send_staging, *recv_staging; /* NULL when a side has no bytes */
     coll_block *recv;                  /* the user's receive blocks, kept for the unpack */
     analysis **types;                  /* per block, sends then receives; NULL when empty */
-    /* the byte counts and offsets above as the MPI's argument arrays (int, or MPI_Count
-     * counts and MPI_Aint offsets for the large-count forms), and MPI_PACKED per peer */
+    /* the counts and offsets above as the MPI's argument arrays (int, or MPI_Count counts
+     * and MPI_Aint offsets for the large-count forms; in bytes, or in elements of the
+     * stand-ins `by_element`), and the type per peer (MPI_PACKED or the stand-in) */
     void *send_counts, *send_displs, *recv_counts, *recv_displs;
-    MPI_Datatype *packed;
+    MPI_Datatype *send_types, *recv_types;
     analysis *key;      /* the path choice's key (one of `types`), when there is a choice */
     send_choice choice; /* packed or the MPI's own path, maybe a timed trial of one */
 } exchange;
@@ -72,15 +79,18 @@ typedef struct {
  * trials of both paths. A trial of the MPI's own path is carried with neither side packed
  * (the caller passes the user's arguments); once the MPI's path is chosen, the call is not
  * carried. */
-enum { EXCHANGE_SELF_UNKNOWN = -1 };
+enum { EXCHANGE_SELF_UNKNOWN = -1, EXCHANGE_NO_SELF = -2 };
 
 /* What the MPI's call is like. */
 typedef struct {
-    int rank;          /* the caller's, or EXCHANGE_SELF_UNKNOWN */
+    int rank;          /* the caller's, EXCHANGE_SELF_UNKNOWN, or EXCHANGE_NO_SELF (Bcast) */
     bool uniform;      /* one count for all peers */
     path_use use;      /* which measurement of lib/core/sendpath.h */
     bool large_counts; /* counts as MPI_Count (the _c forms), else int */
     bool aint_displs;  /* displacements as MPI_Aint (_c forms, Neighbor_alltoallw), else int */
+    bool by_element;   /* packed bytes as the user's counts of stand-in types (see above) */
+    int in_place;      /* the receive block holding the caller's own data (MPI_IN_PLACE: packed
+                        * before the call, not unpacked after it), or -1 */
 } exchange_form;
 
 bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,

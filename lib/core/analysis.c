@@ -1,5 +1,6 @@
 #include "analysis.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ analysis *analysis_create(MPI_Datatype type)
     atomic_init(&a->refs, 1);
     stats_analysed();
     atomic_init(&a->unpack_disjoint_upto, -1);
+    atomic_init(&a->stand_in, MPI_DATATYPE_NULL);
     ir_arena_init(&a->arena, ANALYSIS_ARENA_LIMIT);
     if (decode_bounds_of(type, &a->bounds) != MPI_SUCCESS) {
         snprintf(a->why, sizeof a->why, "size/extent query failed");
@@ -67,9 +69,34 @@ bool analysis_unpack_disjoint(analysis *a, int64_t count)
 
 void analysis_retain(analysis *a) { atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed); }
 
+MPI_Datatype analysis_stand_in(analysis *a)
+{
+    MPI_Datatype t = atomic_load_explicit(&a->stand_in, memory_order_acquire);
+    if (t != MPI_DATATYPE_NULL || a->bounds.size <= 0 || a->bounds.size > INT_MAX)
+        return t;
+    MPI_Datatype fresh = MPI_DATATYPE_NULL, expected = MPI_DATATYPE_NULL;
+    if (PMPI_Type_contiguous((int)a->bounds.size, MPI_BYTE, &fresh) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (PMPI_Type_commit(&fresh) != MPI_SUCCESS) {
+        PMPI_Type_free(&fresh);
+        return MPI_DATATYPE_NULL;
+    }
+    /* two threads may both make one: the first stored is kept */
+    if (!atomic_compare_exchange_strong(&a->stand_in, &expected, fresh)) {
+        PMPI_Type_free(&fresh);
+        return expected;
+    }
+    return fresh;
+}
+
 void analysis_release(analysis *a)
 {
     if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
+        MPI_Datatype stand_in = atomic_load(&a->stand_in);
+        int finalized = 1;
+        if (stand_in != MPI_DATATYPE_NULL && PMPI_Finalized(&finalized) == MPI_SUCCESS &&
+            !finalized)
+            PMPI_Type_free(&stand_in);
         sendpath_free(a);
         ir_arena_free(&a->arena);
         free(a);

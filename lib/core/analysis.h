@@ -23,6 +23,7 @@ typedef struct {
     ir_arena arena;
     _Atomic(sendpath_table *) send_paths; /* sendpath.c: measured per size, lazily */
     _Atomic int64_t unpack_disjoint_upto; /* see analysis_unpack_disjoint; -1 not yet known */
+    _Atomic(MPI_Datatype) stand_in;       /* see analysis_stand_in; NULL type until asked */
 } analysis;
 
 /* Analyse a committed type; NULL only when memory is short. Unsupported types still get an
@@ -35,6 +36,12 @@ void analysis_retain(analysis *a);
  * the first unpack that asks, then one load for every count up to the answer. */
 bool analysis_unpack_disjoint(analysis *a, int64_t count);
 void analysis_release(analysis *a);
+
+/* A contiguous type of the type's size in bytes (MPI_BYTE), committed: what a collective whose
+ * MPI counts in elements gets in place of the type for packed bytes (lib/coll/exchange.h).
+ * Made at the first call that asks, freed with the analysis; MPI_DATATYPE_NULL if the MPI
+ * cannot make it (a size beyond an int). */
+MPI_Datatype analysis_stand_in(analysis *a);
 
 /* Limit on the analysis memory of one type. */
 enum { ANALYSIS_ARENA_LIMIT = 64 << 20 };

@@ -19,9 +19,10 @@ typedef struct {
     double seconds[MAX_TRIALS];
 } size_class_state;
 
+/* per use, made at its first choice: most types are measured in one or two uses */
 struct sendpath_table {
     pthread_mutex_t lock;
-    size_class_state classes[PATH_USES][SIZE_CLASSES];
+    size_class_state *classes[PATH_USES];
 };
 
 /* powers of two: messages within a factor of two share a measurement */
@@ -44,9 +45,6 @@ static sendpath_table *table_of(analysis *a)
     if (!fresh)
         return NULL;
     pthread_mutex_init(&fresh->lock, NULL);
-    for (int u = 0; u < PATH_USES; u++)
-        for (int c = 0; c < SIZE_CLASSES; c++)
-            fresh->classes[u][c].decided = UNDECIDED;
     sendpath_table *expected = NULL;
     if (!atomic_compare_exchange_strong(&a->send_paths, &expected, fresh)) {
         pthread_mutex_destroy(&fresh->lock);
@@ -54,6 +52,17 @@ static sendpath_table *table_of(analysis *a)
         return expected;
     }
     return fresh;
+}
+
+/* A use's size classes, made undecided at the first call that asks (under the table's lock);
+ * NULL when memory is short. */
+static size_class_state *classes_of(sendpath_table *t, path_use use)
+{
+    if (!t->classes[use] &&
+        (t->classes[use] = mc_calloc(SIZE_CLASSES, sizeof(size_class_state))))
+        for (int c = 0; c < SIZE_CLASSES; c++)
+            t->classes[use][c].decided = UNDECIDED;
+    return t->classes[use];
 }
 
 static int fixed_path(int paths)
@@ -68,8 +77,13 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
     if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)) || paths < 2 ||
         paths > SENDPATH_MAX_PATHS)
         return choice;
-    size_class_state *s = &t->classes[use][choice.size_class];
     pthread_mutex_lock(&t->lock);
+    size_class_state *s = classes_of(t, use);
+    if (!s) {
+        pthread_mutex_unlock(&t->lock);
+        return choice;
+    }
+    s += choice.size_class;
     if (!s->paths)
         s->paths = paths;
     if (s->decided != UNDECIDED) {
@@ -87,8 +101,8 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (c->trial < 0 || !t)
         return;
-    size_class_state *s = &t->classes[c->use][c->size_class];
     pthread_mutex_lock(&t->lock);
+    size_class_state *s = t->classes[c->use] + c->size_class; /* made by the choice */
     s->seconds[c->trial] = seconds;
     if (++s->recorded == s->paths * SENDPATH_TRIALS_EACH)
         s->decided = sendpath_decide(s->seconds, s->paths, s->recorded);
@@ -103,7 +117,8 @@ int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes)
     if (!t)
         return SEND_PACKED;
     pthread_mutex_lock(&t->lock);
-    int decided = t->classes[use][size_class(bytes)].decided;
+    const size_class_state *classes = t->classes[use];
+    const int decided = classes ? classes[size_class(bytes)].decided : UNDECIDED;
     pthread_mutex_unlock(&t->lock);
     return decided == UNDECIDED ? SEND_PACKED : decided;
 }
@@ -128,6 +143,8 @@ void sendpath_free(analysis *a)
 {
     sendpath_table *t = atomic_load(&a->send_paths);
     if (t) {
+        for (int u = 0; u < PATH_USES; u++)
+            free(t->classes[u]);
         pthread_mutex_destroy(&t->lock);
         free(t);
     }

@@ -27,16 +27,41 @@
 #include "recipe.h"
 
 enum { GUARD = 64, MAX_SPAN = 1 << 20, FILL = 0x5A };
-typedef enum { C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, CALLS } call;
-static const char *call_names[CALLS] = {"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
+typedef enum {
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_ALLTOALLW,
+    C_BCAST, /* the rooted and gathering calls from here */
+    C_GATHER,
+    C_GATHERV,
+    C_SCATTER,
+    C_SCATTERV,
+    C_ALLGATHER,
+    C_ALLGATHERV,
+    CALLS
+} call;
+static const char *call_names[CALLS] = {
+    "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Bcast",     "MPI_Gather",
+    "MPI_Gatherv",  "MPI_Scatter",   "MPI_Scatterv",  "MPI_Allgather", "MPI_Allgatherv"};
+/* the calls with an MPI_Neighbor_ form, and with an MPI_IN_PLACE form memcomm carries */
+static bool has_neighbour_form(call how)
+{
+    return how <= C_ALLTOALLW || how >= C_ALLGATHER;
+}
+static bool has_in_place_form(call how)
+{
+    return how >= C_GATHER;
+}
 
 static int rank, nranks;
+static int64_t max_span = MAX_SPAN; /* the largest buffer a case may take */
 static bool large_count;
 /* the case runs the MPI_Neighbor_ form on `neighbourhood`: a distributed graph whose sources
  * and destinations are all ranks in rank order (the rank itself included), so that block j
  * goes to and comes from rank j as in MPI_Alltoall */
 static bool neighbour;
 static MPI_Comm neighbourhood = MPI_COMM_NULL;
+static long long carried[CALLS]; /* calls memcomm packed or unpacked something of */
 static long long failures, compared, overlapping, unstable, neighbour_calls, pack_differs;
 
 #if MEMCOMM_HAVE_LARGE_COUNT
@@ -51,6 +76,14 @@ static int error_class(int rc)
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &cls);
     return cls;
+}
+
+/* What every receive buffer holds before a call: a pattern of the position and the rank (so
+ * that an MPI_IN_PLACE block is data of its own rank). */
+static void prefill(unsigned char *b, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        b[k] = (unsigned char)(FILL + 31 * k + 101 * rank);
 }
 
 /* Bytes [lo, hi) that `count` instances of `t` at an origin may touch, relative to it. */
@@ -118,7 +151,7 @@ static unsigned char *pack_reference(const side *send, const side *recv)
 {
     unsigned char *got = malloc((size_t)recv->span), *in[16] = {0}, *out[16] = {0};
     int in_size[16] = {0};
-    memset(got, FILL, (size_t)recv->span);
+    prefill(got, recv->span);
     MPI_Request requests[32];
     int n = 0;
     for (int j = 0; j < nranks; j++) {
@@ -143,48 +176,139 @@ static unsigned char *pack_reference(const side *send, const side *recv)
     return got;
 }
 
-/* Run `how` through memcomm and through the MPI alone; compare. */
-static void run_call(call how, side *send, side *recv, const char *what)
+/* The case's rooted-call settings: the root, and whether the root's (MPI_Gather(v),
+ * MPI_Scatter(v)) or every rank's (MPI_Allgather(v)) own block is MPI_IN_PLACE. */
+static int root;
+static bool in_place;
+
+/* The MPI function of a call: memcomm's entry point (pass 0) or the MPI's own (PMPI_). */
+#define PICK(NAME) (pass ? P##NAME : NAME)
+#define PICK_NEIGHBOUR(NAME, NAME_) (neighbour ? PICK(MPI_Neighbor_##NAME) : PICK(MPI_##NAME_))
+
+/* One call `how` of the case on `send` and `recv` (receiving at `rbuf`), by memcomm (pass 0)
+ * or the MPI alone, in the int or (large_count) the _c form; `counts` are the arguments as
+ * int64: send counts, send displacements, receive counts, receive displacements (in extents
+ * where the call counts so), `wa` the byte displacements of MPI_Neighbor_alltoallw. */
+static int invoke(call how, int pass, const side *send, const side *recv, void *rbuf,
+                  int64_t counts[4][16], MPI_Aint wa[2][16], MPI_Comm comm)
+{
+    const MPI_Datatype *st = send->type, *rt = recv->type;
+    void *sbuf = origin(send);
+    /* MPI_IN_PLACE: the root's (MPI_Gather(v), MPI_Scatter(v)) or everyone's (Allgather(v)) */
+    const bool own_in_place = in_place && (how >= C_ALLGATHER || rank == root);
+    const void *gbuf = own_in_place ? MPI_IN_PLACE : sbuf; /* a gathering call's send buffer */
+    void *scatter_rbuf = own_in_place ? MPI_IN_PLACE : rbuf;
+    int ci[4][16];
+    MPI_Aint da[4][16];
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < nranks; j++) {
+            ci[k][j] = (int)counts[k][j];
+            da[k][j] = (MPI_Aint)counts[k][j];
+        }
+    (void)da;
+#if MEMCOMM_HAVE_LARGE_COUNT
+    if (large_count) {
+        MPI_Count cc[4][16];
+        for (int k = 0; k < 4; k++)
+            for (int j = 0; j < nranks; j++)
+                cc[k][j] = counts[k][j];
+        switch (how) {
+        case C_ALLTOALL:
+            return PICK_NEIGHBOUR(alltoall_c, Alltoall_c)(
+                sbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], comm);
+        case C_ALLTOALLV:
+            return PICK_NEIGHBOUR(alltoallv_c, Alltoallv_c)(
+                sbuf, cc[0], da[1], st[0], rbuf, cc[2], da[3], rt[0], comm);
+        case C_ALLTOALLW:
+            return PICK_NEIGHBOUR(alltoallw_c, Alltoallw_c)(
+                sbuf, cc[0], da[1], st, rbuf, cc[2], da[3], rt, comm);
+        case C_BCAST:
+            return rank == root ? PICK(MPI_Bcast_c)(sbuf, cc[0][0], st[0], root, comm)
+                                : PICK(MPI_Bcast_c)(rbuf, cc[2][0], rt[0], root, comm);
+        case C_GATHER:
+            return PICK(MPI_Gather_c)(gbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], root, comm);
+        case C_GATHERV:
+            return PICK(MPI_Gatherv_c)(gbuf, cc[0][0], st[0], rbuf, cc[2], da[3], rt[0], root,
+                                       comm);
+        case C_SCATTER:
+            return PICK(MPI_Scatter_c)(sbuf, cc[0][0], st[0], scatter_rbuf, cc[2][0], rt[0],
+                                       root, comm);
+        case C_SCATTERV:
+            return PICK(MPI_Scatterv_c)(sbuf, cc[0], da[1], st[0], scatter_rbuf, cc[2][0],
+                                        rt[0], root, comm);
+        case C_ALLGATHER:
+            return PICK_NEIGHBOUR(allgather_c, Allgather_c)(
+                gbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], comm);
+        default:
+            return PICK_NEIGHBOUR(allgatherv_c, Allgatherv_c)(
+                gbuf, cc[0][0], st[0], rbuf, cc[2], da[3], rt[0], comm);
+        }
+    }
+#endif
+    switch (how) {
+    case C_ALLTOALL:
+        return PICK_NEIGHBOUR(alltoall, Alltoall)(
+            sbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], comm);
+    case C_ALLTOALLV:
+        return PICK_NEIGHBOUR(alltoallv, Alltoallv)(
+            sbuf, ci[0], ci[1], st[0], rbuf, ci[2], ci[3], rt[0], comm);
+    case C_ALLTOALLW:
+        if (neighbour)
+            return PICK(MPI_Neighbor_alltoallw)(sbuf, ci[0], wa[0], st, rbuf, ci[2], wa[1], rt,
+                                                comm);
+        return PICK(MPI_Alltoallw)(sbuf, ci[0], ci[1], st, rbuf, ci[2], ci[3], rt, comm);
+    case C_BCAST:
+        return rank == root ? PICK(MPI_Bcast)(sbuf, ci[0][0], st[0], root, comm)
+                            : PICK(MPI_Bcast)(rbuf, ci[2][0], rt[0], root, comm);
+    case C_GATHER:
+        return PICK(MPI_Gather)(gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], root, comm);
+    case C_GATHERV:
+        return PICK(MPI_Gatherv)(gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3], rt[0], root, comm);
+    case C_SCATTER:
+        return PICK(MPI_Scatter)(sbuf, ci[0][0], st[0], scatter_rbuf, ci[2][0], rt[0], root,
+                                 comm);
+    case C_SCATTERV:
+        return PICK(MPI_Scatterv)(sbuf, ci[0], ci[1], st[0], scatter_rbuf, ci[2][0], rt[0],
+                                  root, comm);
+    case C_ALLGATHER:
+        return PICK_NEIGHBOUR(allgather, Allgather)(
+            gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], comm);
+    default:
+        return PICK_NEIGHBOUR(allgatherv, Allgatherv)(
+            gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3], rt[0], comm);
+    }
+}
+
+/* Run `how` through memcomm and through the MPI alone; compare. `to` and `from` are what
+ * the call moves to and from each peer (the sides themselves for the alltoalls; for the
+ * rooted and gathering calls, the blocks as routed between the ranks), for the MPI's own
+ * pack and unpack and for telling overlapping receive blocks. */
+static void run_call(call how, side *send, side *recv, const side *to, const side *from,
+                     const char *what)
 {
     int64_t counts[4][16];
-    int ci[4][16];
-#if MEMCOMM_HAVE_LARGE_COUNT
-    MPI_Aint da[2][16];
-#endif
     MPI_Aint wa[2][16]; /* MPI_Neighbor_alltoallw's byte displacements */
     const MPI_Comm comm = neighbour ? neighbourhood : MPI_COMM_WORLD;
+    MPI_Aint sext = 1, rext = 1, lb;
+    if (how != C_ALLTOALLW) { /* displacements in units of the (one) type's extent */
+        MPI_Type_get_extent(send->type[0], &lb, &sext);
+        MPI_Type_get_extent(recv->type[0], &lb, &rext);
+    }
     for (int j = 0; j < nranks; j++) {
         wa[0][j] = (MPI_Aint)send->displ[j];
         wa[1][j] = (MPI_Aint)recv->displ[j];
         counts[0][j] = send->count[j];
         counts[2][j] = recv->count[j];
-        MPI_Aint sext = 1, rext = 1, lb;
-        if (how == C_ALLTOALLV) { /* displacements in units of the (one) type's extent */
-            MPI_Type_get_extent(send->type[0], &lb, &sext);
-            MPI_Type_get_extent(recv->type[0], &lb, &rext);
-        }
         counts[1][j] = send->displ[j] / (sext ? sext : 1);
         counts[3][j] = recv->displ[j] / (rext ? rext : 1);
-        for (int k = 0; k < 4; k++)
-            ci[k][j] = (int)counts[k][j];
-#if MEMCOMM_HAVE_LARGE_COUNT
-        da[0][j] = (MPI_Aint)counts[1][j];
-        da[1][j] = (MPI_Aint)counts[3][j];
-#endif
     }
-#if MEMCOMM_HAVE_LARGE_COUNT
-    MPI_Count cc[2][16];
-    for (int j = 0; j < nranks; j++) {
-        cc[0][j] = send->count[j];
-        cc[1][j] = recv->count[j];
-    }
-#endif
     /* the MPI alone before and after memcomm: bytes it writes differently the two times
      * (Open MPI 5.0 fills MPI_LONG_DOUBLE's padding from whatever its previous call left)
      * have no reference and are not compared */
     unsigned char *want = malloc(2 * (size_t)recv->span), *before = want + recv->span;
-    memset(want, FILL, 2 * (size_t)recv->span);
-    memset(recv->buf, FILL, (size_t)recv->span);
+    prefill(want, recv->span);
+    prefill(before, recv->span);
+    prefill(recv->buf, recv->span);
     int rc = MPI_SUCCESS, ref = MPI_SUCCESS, ref_before = MPI_SUCCESS;
     memcomm_stats stats_before, stats_after;
     for (int step = 0; step < 3; step++) {
@@ -192,64 +316,16 @@ static void run_call(call how, side *send, side *recv, const char *what)
         /* memcomm's counts just before its pass and just after it (at the start of pass 1) */
         memcomm_stats_get(pass == 0 ? &stats_before : &stats_after);
         void *rbuf = (pass == 0 ? recv->buf : pass == 1 ? want : before) - recv->lo;
-        int got;
-#if MEMCOMM_HAVE_LARGE_COUNT
-        if (large_count) {
-            switch (how) {
-            case C_ALLTOALL:
-                got = (neighbour ? (pass ? PMPI_Neighbor_alltoall_c : MPI_Neighbor_alltoall_c)
-                                 : (pass ? PMPI_Alltoall_c : MPI_Alltoall_c))(
-                    origin(send), cc[0][0], send->type[0], rbuf, cc[1][0], recv->type[0], comm);
-                break;
-            case C_ALLTOALLV:
-                got = (neighbour ? (pass ? PMPI_Neighbor_alltoallv_c : MPI_Neighbor_alltoallv_c)
-                                 : (pass ? PMPI_Alltoallv_c : MPI_Alltoallv_c))(
-                    origin(send), cc[0], da[0], send->type[0], rbuf, cc[1], da[1], recv->type[0],
-                    comm);
-                break;
-            default:
-                got = (neighbour ? (pass ? PMPI_Neighbor_alltoallw_c : MPI_Neighbor_alltoallw_c)
-                                 : (pass ? PMPI_Alltoallw_c : MPI_Alltoallw_c))(
-                    origin(send), cc[0], da[0], send->type, rbuf, cc[1], da[1], recv->type,
-                    comm);
-                break;
-            }
-            *(pass == 0 ? &rc : pass == 1 ? &ref : &ref_before) = got;
-            continue;
-        }
-#endif
-        switch (how) {
-        case C_ALLTOALL:
-            got = (neighbour ? (pass ? PMPI_Neighbor_alltoall : MPI_Neighbor_alltoall)
-                             : (pass ? PMPI_Alltoall : MPI_Alltoall))(
-                origin(send), ci[0][0], send->type[0], rbuf, ci[2][0], recv->type[0], comm);
-            break;
-        case C_ALLTOALLV:
-            got = (neighbour ? (pass ? PMPI_Neighbor_alltoallv : MPI_Neighbor_alltoallv)
-                             : (pass ? PMPI_Alltoallv : MPI_Alltoallv))(
-                origin(send), ci[0], ci[1], send->type[0], rbuf, ci[2], ci[3], recv->type[0],
-                comm);
-            break;
-        default:
-            if (neighbour)
-                got = (pass ? PMPI_Neighbor_alltoallw : MPI_Neighbor_alltoallw)(
-                    origin(send), ci[0], wa[0], send->type, rbuf, ci[2], wa[1], recv->type,
-                    comm);
-            else
-                got = (pass ? PMPI_Alltoallw : MPI_Alltoallw)(origin(send), ci[0], ci[1],
-                                                               send->type, rbuf, ci[2], ci[3],
-                                                               recv->type, comm);
-            break;
-        }
-        *(pass == 0 ? &rc : pass == 1 ? &ref : &ref_before) = got;
+        *(pass == 0 ? &rc : pass == 1 ? &ref : &ref_before) =
+            invoke(how, pass, send, recv, rbuf, counts, wa, comm);
     }
-    const bool defined = receive_defined(recv);
+    const bool defined = receive_defined(from);
     overlapping += !defined;
     /* the MPI alone once more, by its own pack and unpack: where its collective moves other
      * bytes (Open MPI 5.0's send and collective paths take some elements of types with
      * misaligned doubles from one byte off, where its MPI_Pack and MPICH do not), what its
      * pack and unpack deliver is an answer of the MPI alone too */
-    unsigned char *by_pack = pack_reference(send, recv);
+    unsigned char *by_pack = pack_reference(to, from);
     int64_t at = -1;
     bool stable = true, collective_differs = false;
     for (int64_t k = 0; defined && k < recv->span; k++) {
@@ -263,6 +339,7 @@ static void run_call(call how, side *send, side *recv, const char *what)
      * (Open MPI's MPI_LONG_DOUBLE padding, filled from what its previous calls left): only
      * the error class can be compared */
     const bool passed = stats_after.handled_calls == stats_before.handled_calls;
+    carried[how] += !passed;
     if (passed && (!stable || collective_differs))
         at = -1;
     free(by_pack);
@@ -311,7 +388,7 @@ static bool place(side *s, call how, const int64_t gaps[16], uint64_t seed)
     }
     s->lo = lo - GUARD;
     s->span = hi - lo + 2 * GUARD;
-    if (s->span > MAX_SPAN)
+    if (s->span > max_span)
         return false;
     s->buf = malloc((size_t)s->span);
     rng r = {seed};
@@ -342,12 +419,175 @@ static void free_side(side *s, int types)
     free(s->buf);
 }
 
+/* Block `k` of side `s` as the block view `v` moves to or from peer `j`. */
+static void route_block(side *v, int j, const side *s, int k)
+{
+    v->count[j] = s->count[k];
+    v->displ[j] = s->displ[k];
+    v->type[j] = s->type[k];
+}
+
+/* What a rooted or gathering call moves to (`to`) and from (`from`) each peer, as views of
+ * the call's sides: the blocks as the MPI routes them between the ranks. An MPI_IN_PLACE
+ * block of MPI_Allgather(v) is sent from the receive buffer as it was before the call,
+ * `prefilled` (laid out like `recv`). */
+static void route(call how, const side *send, const side *recv, side *to, side *from,
+                  unsigned char *prefilled)
+{
+    *to = *send;
+    *from = *recv;
+    for (int j = 0; j < nranks; j++)
+        to->count[j] = from->count[j] = 0;
+    const bool at_root = rank == root;
+    for (int j = 0; j < nranks; j++)
+        switch (how) {
+        case C_BCAST:
+            if (at_root && j != root)
+                route_block(to, j, send, 0);
+            if (!at_root && j == root)
+                route_block(from, j, recv, 0);
+            break;
+        case C_GATHER:
+        case C_GATHERV:
+            if (j == root && !(in_place && at_root))
+                route_block(to, j, send, 0);
+            if (at_root && !(in_place && j == root))
+                route_block(from, j, recv, j);
+            break;
+        case C_SCATTER:
+        case C_SCATTERV:
+            if (at_root && !(in_place && j == root))
+                route_block(to, j, send, j);
+            if (j == root && !(in_place && at_root))
+                route_block(from, j, recv, 0);
+            break;
+        default: /* MPI_Allgather(v) */
+            if (in_place && j != rank) {
+                to->buf = prefilled;
+                to->lo = recv->lo;
+                to->span = recv->span;
+                route_block(to, j, recv, rank);
+            } else if (!in_place) {
+                route_block(to, j, send, 0);
+            }
+            if (!(in_place && j == rank))
+                route_block(from, j, recv, j);
+            break;
+        }
+}
+
+/* A case of a rooted or gathering call on `send_type` and `recv_type` (the same signature;
+ * freed here): rank j's count `each[j]` (the v forms) or `uniform`, `r`'s random gaps
+ * between the blocks of a v side. */
+static void run_rooted(call how, MPI_Datatype send_type, MPI_Datatype recv_type,
+                       const int64_t each_in[16], int64_t uniform, rng *r, uint64_t seed,
+                       const char *name)
+{
+    const bool v = how == C_GATHERV || how == C_SCATTERV || how == C_ALLGATHERV;
+    int64_t each[16], sgaps[16] = {0}, rgaps[16] = {0}; /* each rank's count, on every rank */
+    for (int j = 0; j < nranks; j++)
+        each[j] = v ? each_in[j] : uniform;
+    side send = {0}, recv = {0};
+    for (int j = 0; j < nranks; j++) {
+        send.type[j] = send_type;
+        recv.type[j] = recv_type;
+    }
+    const bool at_root = rank == root;
+    for (int j = 0; j < nranks; j++)
+        switch (how) {
+        case C_BCAST:
+            (at_root ? &send : &recv)->count[0] = uniform;
+            break;
+        case C_GATHER:
+        case C_GATHERV:
+            send.count[0] = each[rank];
+            recv.count[j] = at_root ? each[j] : 0;
+            rgaps[j] = v ? rng_range(r, 0, 1) : 0;
+            break;
+        case C_SCATTER:
+        case C_SCATTERV:
+            send.count[j] = at_root ? each[j] : 0;
+            sgaps[j] = v ? rng_range(r, 0, 1) : 0;
+            recv.count[0] = each[rank];
+            break;
+        default:
+            send.count[0] = each[rank];
+            recv.count[j] = each[j];
+            rgaps[j] = v ? rng_range(r, 0, 1) : 0;
+            break;
+        }
+    int ok = send_type != MPI_DATATYPE_NULL && recv_type != MPI_DATATYPE_NULL &&
+             place(&send, how, sgaps, seed + (uint64_t)rank) &&
+             place(&recv, how, rgaps, seed + 99);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (ok) {
+        char what[80];
+        snprintf(what, sizeof what, "%s (root %d%s)", name, root,
+                 in_place ? ", MPI_IN_PLACE" : "");
+        unsigned char *prefilled = malloc((size_t)recv.span);
+        prefill(prefilled, recv.span);
+        side to, from;
+        route(how, &send, &recv, &to, &from, prefilled);
+        run_call(how, &send, &recv, &to, &from, what);
+        free(prefilled);
+    }
+    free_side(&send, 1);
+    free_side(&recv, 1);
+}
+
+/* A random case of a rooted or gathering call: one type (the same recipe on both sides and
+ * every rank), a random root, counts uniform or per rank (the v forms), random gaps between
+ * the blocks of a v side, MPI_IN_PLACE in a quarter of the cases that have it. */
+static void run_random_rooted(uint64_t seed, long long c, call how, rng *r)
+{
+    root = (int)rng_range(r, 0, nranks - 1);
+    in_place = has_in_place_form(how) && !neighbour && rng_range(r, 0, 3) == 0;
+    const int64_t uniform = rng_range(r, 0, 3);
+    int64_t each[16];
+    for (int j = 0; j < nranks; j++) {
+        rng jr = {seed ^ ((uint64_t)c << 20) ^ ((uint64_t)(j + 1) * 0x9E3779B97F4A7C15ull)};
+        each[j] = rng_range(&jr, 0, 3);
+    }
+    char name[48];
+    snprintf(name, sizeof name, "random case %lld", c);
+    run_rooted(how, case_type(seed, c, how, 0, 0), case_type(seed, c, how, 0, 0), each, uniform,
+               r, seed, name);
+}
+
+/* Every rooted and gathering call with blocks of 1 MiB (a column of doubles, every other
+ * one): large enough for the MPIs' segmented and pipelined algorithms, which split these
+ * calls by element counts (with a rank without memcomm: its counts and the memcomm ranks'
+ * must split alike). Each root, MPI_IN_PLACE or not. */
+static void run_large_rooted(void)
+{
+    const int64_t each[16] = {16, 8, 24, 16, 8, 24, 16, 8, 24, 16, 8, 24, 16, 8, 24, 16};
+    max_span = 64 << 20;
+    for (call how = C_BCAST; how < CALLS; how++)
+        for (root = 0; root < nranks; root++) {
+            neighbour = large_count = false;
+            in_place = has_in_place_form(how) && root % 2 == 1;
+            MPI_Datatype column[2];
+            for (int k = 0; k < 2; k++) {
+                MPI_Type_vector(4096, 1, 2, MPI_DOUBLE, &column[k]);
+                MPI_Type_commit(&column[k]);
+            }
+            rng r = {(uint64_t)how * 7 + (uint64_t)root};
+            run_rooted(how, column[0], column[1], each, 16, &r, 5, "1 MiB blocks");
+        }
+    max_span = MAX_SPAN;
+}
+
 static void run_random(uint64_t seed, long long c)
 {
     rng r = {seed ^ ((uint64_t)c * 0x2545F4914F6CDD1Dull)};
     const call how = (call)rng_range(&r, 0, CALLS - 1);
     large_count = MEMCOMM_HAVE_LARGE_COUNT && rng_range(&r, 0, 1);
-    neighbour = rng_range(&r, 0, 3) == 0;
+    neighbour = rng_range(&r, 0, 3) == 0 && has_neighbour_form(how);
+    in_place = false;
+    if (how >= C_BCAST) {
+        run_random_rooted(seed, c, how, &r);
+        return;
+    }
     side send = {0}, recv = {0};
     int64_t uniform = rng_range(&r, 0, 3), sgaps[16], rgaps[16];
     const int types = how == C_ALLTOALLW ? nranks : 1;
@@ -377,7 +617,7 @@ static void run_random(uint64_t seed, long long c)
     if (ok) {
         char what[64];
         snprintf(what, sizeof what, "random case %lld", c);
-        run_call(how, &send, &recv, what);
+        run_call(how, &send, &recv, &send, &recv, what);
     }
     free_side(&send, types);
     free_side(&recv, types);
@@ -388,7 +628,7 @@ static void run_random(uint64_t seed, long long c)
  * receive type: one complex element, resized, per column step). */
 static void run_fft2(int n)
 {
-    neighbour = false;
+    neighbour = in_place = false;
     const int rows = n / nranks;
     MPI_Datatype square, block, column, element;
     MPI_Type_vector(rows, rows, n, MPI_C_DOUBLE_COMPLEX, &square); /* send: rows x rows */
@@ -407,10 +647,10 @@ static void run_fft2(int n)
     }
     for (int form = 0; form < 1 + MEMCOMM_HAVE_LARGE_COUNT; form++) {
         large_count = form == 1;
-        for (call how = C_ALLTOALL; how < CALLS; how++) {
+        for (call how = C_ALLTOALL; how <= C_ALLTOALLW; how++) {
             place(&send, how, gaps, 7 + (uint64_t)rank);
             place(&recv, how, gaps, 8);
-            run_call(how, &send, &recv, "a 2-D FFT's transpose");
+            run_call(how, &send, &recv, &send, &recv, "a 2-D FFT's transpose");
             free(send.buf);
             free(recv.buf);
         }
@@ -465,6 +705,7 @@ int main(int argc, char **argv)
 
     check_in_place();
     run_fft2(12 * nranks);
+    run_large_rooted();
     for (long long c = 0; c < cases; c++)
         run_random(seed, c);
 
@@ -486,6 +727,12 @@ int main(int argc, char **argv)
     /* the comparison proves something only if memcomm carried calls itself */
     CHECK(active ? stats.handled_calls >= 50 : stats.handled_calls == 0);
     CHECK(neighbour_calls > 0);
+    /* and only for the calls it carried: every kind, given enough cases */
+    printf("test_coll: rank %d: calls memcomm carried:", rank);
+    for (call how = 0; how < CALLS; how++) {
+        printf(" %s %lld%s", call_names[how] + 4, carried[how], how + 1 < CALLS ? "," : "\n");
+        CHECK(!active || cases < 200 || carried[how] > 0);
+    }
     int code = check_summary("test_coll");
     MPI_Comm_free(&neighbourhood);
     MPI_Finalize();

@@ -216,6 +216,7 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
     assert {r["pattern"] for r in records} == {
         "fft2 64^2 complex, Alltoall",
         "fft2 blocks 64^2 complex, Alltoall",
+        "allgather transpose 64^2 complex, Allgather",
         "slabs xy 32^3 double, Alltoallw",
         "slabs xz 32^3 double, Alltoallw",
         "halo 16^3 double, Neighbor_alltoallw",

@@ -136,8 +136,8 @@ def pingpong_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]
 
 def collectives_columns(rows: Sequence[PackRow]) -> tuple[list[str], list[list[str]]]:
     """Time of the slowest rank and bandwidth (bytes each rank sends) of each method;
-    memcomm against the MPI's own collective, the hand-written pack and the contiguous
-    Alltoall of the same bytes."""
+    memcomm against the MPI's own collective, the hand-written pack and the same bytes sent
+    contiguously (the same collective on bytes)."""
     methods = ["contiguous", "mpi", "manual", "memcomm"]
     header = ["pattern", "MB/rank", *[f"{m} GB/s" for m in methods], "memcomm ms"]
     header += ["memcomm/MPI", "memcomm/manual", "of contiguous"]

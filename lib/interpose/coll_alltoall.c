@@ -10,98 +10,9 @@
 
 #include "../base/alloc.h"
 #include "../base/mpiutil.h"
-#include "../coll/exchange.h"
+#include "../coll/blocks.h"
 #include "../core/config.h"
 #include "../p2p/message.h"
-
-/* Who a call exchanges with: `send` and `recv` peers, `peers` = the larger, and the caller's
- * position among them (or EXCHANGE_SELF_UNKNOWN). */
-typedef struct {
-    int send, recv, peers, rank;
-} parties;
-
-/* Every rank of an intracommunicator, the caller at its rank; false when memcomm is disabled
- * or `comm` is not an intracommunicator. */
-static bool everyone(MPI_Comm comm, parties *p)
-{
-    int inter = 1;
-    if (config_get()->disable || comm == MPI_COMM_NULL ||
-        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &p->peers) != MPI_SUCCESS ||
-        PMPI_Comm_rank(comm, &p->rank) != MPI_SUCCESS)
-        return false;
-    p->send = p->recv = p->peers;
-    return true;
-}
-
-/* A topology's neighbours (MPI_Neighbor_*): sources receive, destinations send, in the
- * order the MPI gives them; the caller may be among them (a periodic dimension of size 1 or
- * 2, a graph edge to itself). False without a topology or neighbours. */
-static bool neighbours(MPI_Comm comm, parties *p)
-{
-    int topology = MPI_UNDEFINED, rank = 0, dims = 0, weighted = 0;
-    if (config_get()->disable || comm == MPI_COMM_NULL ||
-        PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
-        return false;
-    if (topology == MPI_CART) {
-        if (PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS)
-            return false;
-        p->send = p->recv = 2 * dims;
-    } else if (topology == MPI_GRAPH) {
-        if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
-            PMPI_Graph_neighbors_count(comm, rank, &p->send) != MPI_SUCCESS)
-            return false;
-        p->recv = p->send;
-    } else if (topology == MPI_DIST_GRAPH) {
-        if (PMPI_Dist_graph_neighbors_count(comm, &p->recv, &p->send, &weighted) !=
-            MPI_SUCCESS)
-            return false;
-    } else {
-        return false;
-    }
-    p->peers = p->send > p->recv ? p->send : p->recv;
-    p->rank = EXCHANGE_SELF_UNKNOWN;
-    return p->peers > 0;
-}
-
-/* `n` blocks (and empty ones up to `capacity`): `count` instances of `type` each, one after
- * another from `buf` (Alltoall's layout), or at displacements `displs` in units of the
- * type's extent (Alltoallv's), or in bytes with a type per peer (Alltoallw's); counts and
- * displacements in the form's widths. */
-static coll_block *blocks_of(int n, int capacity, void *buf, MPI_Datatype type,
-                             const void *counts, const void *displs, const MPI_Datatype *types,
-                             const exchange_form *form, int64_t one_count)
-{
-    coll_block *b = mc_calloc((size_t)capacity, sizeof *b);
-    MPI_Aint lb = 0, extent = 0;
-    if (!b || (!types && PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS)) {
-        free(b);
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        const int64_t count = !counts             ? one_count
-                              : form->large_counts ? (int64_t)((const MPI_Count *)counts)[i]
-                                                   : ((const int *)counts)[i];
-        const int64_t displ = !displs             ? i * one_count
-                              : form->aint_displs ? (int64_t)((const MPI_Aint *)displs)[i]
-                                                  : ((const int *)displs)[i];
-        b[i] = (coll_block){(char *)buf + (types ? displ : displ * extent), count,
-                            types ? types[i] : type};
-    }
-    for (int i = n; i < capacity; i++)
-        b[i] = (coll_block){NULL, 0, MPI_DATATYPE_NULL};
-    return b;
-}
-
-/* Start an exchange for blocks built by blocks_of, or say no. */
-static bool start(exchange *x, const parties *p, coll_block *send, coll_block *recv,
-                  const exchange_form *form)
-{
-    const bool carried = send && recv && exchange_start(x, p->peers, send, recv, form);
-    free(send);
-    free(recv);
-    return carried;
-}
 
 /* Carried only if some type of either side is not one known to pass (a quick test first). */
 static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_Datatype *recv)
@@ -126,10 +37,11 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !WHO(comm, &p))  \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, true, USE, LARGE, LARGE};                          \
-        if (!start(&x, &p,                                                                     \
+        const exchange_form form = {p.rank, true, USE, LARGE, LARGE, false, -1};               \
+        if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, NULL, NULL, NULL,     \
                              &form, sendcount),                                                \
+                   true,                                                                       \
                    blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,      \
                              recvcount),                                                       \
                    &form))                                                                     \
@@ -155,7 +67,7 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
         SIDE##buf = x.SIDE##_staging;                                                          \
         SIDE##counts = x.SIDE##_counts;                                                        \
         SIDE##displs = x.SIDE##_displs;                                                        \
-        SIDE##types = x.packed;                                                                \
+        SIDE##types = x.SIDE##_types;                                                          \
     }
 
 /* MPI_Alltoallv and MPI_Neighbor_alltoallv: counts and displacements (in extents) per peer. */
@@ -172,10 +84,11 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
                          recvtype, comm);                                                      \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, LARGE};                         \
-        if (!start(&x, &p,                                                                     \
+        const exchange_form form = {p.rank, false, USE, LARGE, LARGE, false, -1};              \
+        if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, sendcounts, sdispls,  \
                              NULL, &form, 0),                                                  \
+                   true,                                                                       \
                    blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, rdispls, NULL,    \
                              &form, 0),                                                        \
                    &form))                                                                     \
@@ -206,10 +119,11 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
                          rdispls, recvtypes, comm);                                            \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, AINT};                          \
-        if (!start(&x, &p,                                                                     \
+        const exchange_form form = {p.rank, false, USE, LARGE, AINT, false, -1};               \
+        if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts,  \
                              sdispls, sendtypes, &form, 0),                                    \
+                   true,                                                                       \
                    blocks_of(p.recv, p.peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls, \
                              recvtypes, &form, 0),                                             \
                    &form))                                                                     \
@@ -224,25 +138,28 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
         return rc;                                                                             \
     }
 
-ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int, everyone, USE_ALLTOALL, false)
-ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, everyone, USE_ALLTOALLV, false)
-ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, everyone, USE_ALLTOALLW, false, false)
-ALLTOALL_SHIM(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, int, neighbours,
+/* the parties of the calls on all ranks, and of the neighbourhood calls */
+#define ALL parties_everyone
+#define NEIGHBOURS parties_neighbours
+
+ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int, ALL, USE_ALLTOALL, false)
+ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, ALL, USE_ALLTOALLV, false)
+ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, ALL, USE_ALLTOALLW, false, false)
+ALLTOALL_SHIM(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, int, NEIGHBOURS,
               USE_NEIGHBOR_ALLTOALL, false)
-ALLTOALLV_SHIM(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, int, int, neighbours,
+ALLTOALLV_SHIM(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, int, int, NEIGHBOURS,
                USE_NEIGHBOR_ALLTOALLV, false)
-ALLTOALLW_SHIM(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, int, MPI_Aint, neighbours,
+ALLTOALLW_SHIM(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, int, MPI_Aint, NEIGHBOURS,
                USE_NEIGHBOR_ALLTOALLW, false, true)
 #if MEMCOMM_HAVE_LARGE_COUNT
-ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count, everyone, USE_ALLTOALL, true)
-ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, everyone, USE_ALLTOALLV,
+ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count, ALL, USE_ALLTOALL, true)
+ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLV, true)
+ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLW, true,
                true)
-ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, everyone, USE_ALLTOALLW,
-               true, true)
-ALLTOALL_SHIM(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c, MPI_Count, neighbours,
+ALLTOALL_SHIM(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c, MPI_Count, NEIGHBOURS,
               USE_NEIGHBOR_ALLTOALL, true)
 ALLTOALLV_SHIM(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint,
-               neighbours, USE_NEIGHBOR_ALLTOALLV, true)
+               NEIGHBOURS, USE_NEIGHBOR_ALLTOALLV, true)
 ALLTOALLW_SHIM(MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, MPI_Count, MPI_Aint,
-               neighbours, USE_NEIGHBOR_ALLTOALLW, true, true)
+               NEIGHBOURS, USE_NEIGHBOR_ALLTOALLW, true, true)
 #endif

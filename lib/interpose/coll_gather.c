@@ -1,0 +1,311 @@
+/* The rooted and gathering collectives with derived datatypes (lib/coll/exchange.h), blocking,
+ * in the int form and, where the MPI declares them, the large-count form: MPI_Bcast,
+ * MPI_Gather(v), MPI_Scatter(v) and MPI_Allgather(v) on an intracommunicator, and
+ * MPI_Neighbor_allgather(v) among a topology's neighbours. A carried call packs the caller's
+ * side that is worth it into a staging buffer, calls the MPI's same collective with the
+ * user's counts of a contiguous stand-in type of the same size (by element: the MPI splits
+ * these calls by element counts, which must come out alike on every rank whether it runs
+ * memcomm or not), and unpacks what arrived. Arguments that the MPI ignores on a rank (the
+ * receive side of a gather away from the root, the send side of a scatter) are not looked at.
+ * MPI_IN_PLACE is carried: the caller's own block is packed into the receive staging, where
+ * the MPI reads it, and is not unpacked. Intercommunicators, an invalid root, basic and
+ * contiguous types and types memcomm does not handle go to the MPI unchanged. */
+#include "../base/mpiutil.h"
+#include "../coll/blocks.h"
+#include "../p2p/message.h"
+
+/* Whether a side the call has passes (no type of it is worth looking at). */
+static bool side_passes(bool present, MPI_Datatype type)
+{
+    return !present || message_passes_all(type);
+}
+
+/* The rank's parties for a rooted call, or false (memcomm off, an intercommunicator, a root
+ * out of range: the MPI's call as it came). */
+static bool rooted(MPI_Comm comm, int root, parties *p)
+{
+    return parties_everyone(comm, p) && root >= 0 && root < p->peers;
+}
+
+/* The form of a rooted or gathering call: by element, the caller's own receive block kept
+ * when `in_place`. */
+static exchange_form form_of(const parties *p, path_use use, bool large, bool in_place)
+{
+    return (exchange_form){p->rank, true, use, large, large, true, in_place ? p->rank : -1};
+}
+
+/* MPI_Bcast: the root sends its buffer, the others receive into theirs. */
+#define BCAST_SHIM(NAME, PNAME, COUNT_T, LARGE)                                                \
+    EXPORT int NAME(void *buffer, COUNT_T count, MPI_Datatype datatype, int root,              \
+                    MPI_Comm comm)                                                             \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        if (message_passes_all(datatype) || !rooted(comm, root, &p))                           \
+            return PNAME(buffer, count, datatype, root, comm);                                 \
+        const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
+        const bool sends = p.rank == root;                                                     \
+        exchange_form form = form_of(&p, USE_BCAST, LARGE, false);                             \
+        form.rank = EXCHANGE_NO_SELF;                                                          \
+        coll_block *mine = block_at(0, 1, buffer, count, datatype);                            \
+        if (!blocks_exchange(&x, 1, sends, sends ? mine : NULL, !sends, sends ? NULL : mine,   \
+                             &form))                                                           \
+            return PNAME(buffer, count, datatype, root, comm);                                 \
+        if (x.send_packed || x.recv_packed) {                                                  \
+            buffer = sends ? x.send_staging : x.recv_staging;                                  \
+            datatype = sends ? x.send_types[0] : x.recv_types[0];                              \
+        }                                                                                      \
+        int rc = PNAME(buffer, count, datatype, root, comm);                                   \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* A side of a non-v call that exchange_start packed: its buffer and type (the counts stay). */
+#define PACKED_BLOCKS(SIDE)                                                                    \
+    if (x.SIDE##_packed) {                                                                     \
+        SIDE##buf = x.SIDE##_staging;                                                          \
+        SIDE##type = x.SIDE##_types[0];                                                        \
+    }
+
+/* A side of a v call that exchange_start packed: its buffer, counts, displacements, type. */
+#define PACKED_VECTOR(SIDE, COUNTS, DISPLS, COUNT_T, DISPL_T)                                  \
+    if (x.SIDE##_packed) {                                                                     \
+        SIDE##buf = x.SIDE##_staging;                                                          \
+        COUNTS = (const COUNT_T *)x.SIDE##_counts;                                             \
+        DISPLS = (const DISPL_T *)x.SIDE##_displs;                                             \
+        SIDE##type = x.SIDE##_types[0];                                                        \
+    }
+
+/* MPI_Gather: every rank sends a block to the root (none when the root's is MPI_IN_PLACE),
+ * which receives one from each rank, one after another. */
+#define GATHER_SHIM(NAME, PNAME, COUNT_T, LARGE)                                               \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
+                    MPI_Comm comm)                                                             \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
+            (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
+                         comm);                                                                \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE_GATHER, LARGE, in_place);                   \
+        const bool receives = p.rank == root;                                                  \
+        if (!blocks_exchange(                                                                  \
+                &x, p.peers, !in_place,                                                        \
+                in_place ? NULL                                                                \
+                         : block_at(root, p.peers, (void *)sendbuf, sendcount, sendtype),      \
+                receives,                                                                      \
+                receives ? blocks_of(p.peers, p.peers, recvbuf, recvtype, NULL, NULL, NULL,    \
+                                     &form, recvcount)                                         \
+                         : NULL,                                                               \
+                &form))                                                                        \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
+                         comm);                                                                \
+        PACKED_BLOCKS(send)                                                                    \
+        PACKED_BLOCKS(recv)                                                                    \
+        int rc =                                                                               \
+            PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);     \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* MPI_Gatherv: the root's blocks at displacements, in units of the receive type's extent. */
+#define GATHERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                     \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)                            \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
+            (p.rank == root && (!recvcounts || !displs)) ||                                    \
+            (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
+                         root, comm);                                                          \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE_GATHERV, LARGE, in_place);                  \
+        const bool receives = p.rank == root;                                                  \
+        if (!blocks_exchange(                                                                  \
+                &x, p.peers, !in_place,                                                        \
+                in_place ? NULL                                                                \
+                         : block_at(root, p.peers, (void *)sendbuf, sendcount, sendtype),      \
+                receives,                                                                      \
+                receives ? blocks_of(p.peers, p.peers, recvbuf, recvtype, recvcounts, displs,  \
+                                     NULL, &form, 0)                                           \
+                         : NULL,                                                               \
+                &form))                                                                        \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
+                         root, comm);                                                          \
+        PACKED_BLOCKS(send)                                                                    \
+        PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
+        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,    \
+                       root, comm);                                                            \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* MPI_Scatter: the root sends a block to each rank, one after another; every rank receives
+ * one (none when the root's is MPI_IN_PLACE). */
+#define SCATTER_SHIM(NAME, PNAME, COUNT_T, LARGE)                                              \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
+                    MPI_Comm comm)                                                             \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
+        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
+            (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
+                         comm);                                                                \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE_SCATTER, LARGE, false);                     \
+        const bool sends = p.rank == root;                                                     \
+        if (!blocks_exchange(&x, p.peers, sends,                                               \
+                             sends ? blocks_of(p.peers, p.peers, (void *)sendbuf, sendtype,    \
+                                               NULL, NULL, NULL, &form, sendcount)             \
+                                   : NULL,                                                     \
+                             !in_place,                                                        \
+                             in_place ? NULL                                                   \
+                                      : block_at(root, p.peers, recvbuf, recvcount, recvtype), \
+                             &form))                                                           \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
+                         comm);                                                                \
+        PACKED_BLOCKS(send)                                                                    \
+        PACKED_BLOCKS(recv)                                                                    \
+        int rc =                                                                               \
+            PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);     \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* MPI_Scatterv: the root's blocks at displacements, in units of the send type's extent. */
+#define SCATTERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                    \
+    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T displs[],   \
+                    MPI_Datatype sendtype, void *recvbuf, COUNT_T recvcount,                   \
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)                            \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
+        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
+            (p.rank == root && (!sendcounts || !displs)) ||                                    \
+            (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
+            return PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,  \
+                         root, comm);                                                          \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE_SCATTERV, LARGE, false);                    \
+        const bool sends = p.rank == root;                                                     \
+        if (!blocks_exchange(&x, p.peers, sends,                                               \
+                             sends ? blocks_of(p.peers, p.peers, (void *)sendbuf, sendtype,    \
+                                               sendcounts, displs, NULL, &form, 0)             \
+                                   : NULL,                                                     \
+                             !in_place,                                                        \
+                             in_place ? NULL                                                   \
+                                      : block_at(root, p.peers, recvbuf, recvcount, recvtype), \
+                             &form))                                                           \
+            return PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,  \
+                         root, comm);                                                          \
+        PACKED_VECTOR(send, sendcounts, displs, COUNT_T, DISPL_T)                              \
+        PACKED_BLOCKS(recv)                                                                    \
+        int rc = PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,    \
+                       root, comm);                                                            \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* MPI_Allgather and MPI_Neighbor_allgather: one block sent to every peer (none when it is
+ * MPI_IN_PLACE, on all ranks only), one received from each, one after another. */
+#define ALLGATHER_SHIM(NAME, PNAME, COUNT_T, WHO, USE, LARGE)                                  \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
+            !WHO(comm, &p) || (in_place && p.rank < 0))                                        \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE, LARGE, in_place);                          \
+        if (!blocks_exchange(                                                                  \
+                &x, p.peers, !in_place,                                                        \
+                in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
+                true,                                                                          \
+                blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,         \
+                          recvcount),                                                          \
+                &form))                                                                        \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+        PACKED_BLOCKS(send)                                                                    \
+        PACKED_BLOCKS(recv)                                                                    \
+        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);      \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* MPI_Allgatherv and MPI_Neighbor_allgatherv: the received blocks at displacements, in units
+ * of the receive type's extent. */
+#define ALLGATHERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE)                        \
+    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
+                    void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
+                    MPI_Datatype recvtype, MPI_Comm comm)                                      \
+    {                                                                                          \
+        exchange x;                                                                            \
+        parties p;                                                                             \
+        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
+            !recvcounts || !displs || !WHO(comm, &p) || (in_place && p.rank < 0))              \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
+                         comm);                                                                \
+        const double began = PMPI_Wtime();                                                     \
+        const exchange_form form = form_of(&p, USE, LARGE, in_place);                          \
+        if (!blocks_exchange(                                                                  \
+                &x, p.peers, !in_place,                                                        \
+                in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
+                true,                                                                          \
+                blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, displs, NULL, &form, \
+                          0),                                                                  \
+                &form))                                                                        \
+            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
+                         comm);                                                                \
+        PACKED_BLOCKS(send)                                                                    \
+        PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
+        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,    \
+                       comm);                                                                  \
+        exchange_finish(&x, rc, began);                                                        \
+        return rc;                                                                             \
+    }
+
+/* the parties of the calls on all ranks, and of the neighbourhood calls */
+#define ALL parties_everyone
+#define NEIGHBOURS parties_neighbours
+
+BCAST_SHIM(MPI_Bcast, PMPI_Bcast, int, false)
+GATHER_SHIM(MPI_Gather, PMPI_Gather, int, false)
+GATHERV_SHIM(MPI_Gatherv, PMPI_Gatherv, int, int, false)
+SCATTER_SHIM(MPI_Scatter, PMPI_Scatter, int, false)
+SCATTERV_SHIM(MPI_Scatterv, PMPI_Scatterv, int, int, false)
+ALLGATHER_SHIM(MPI_Allgather, PMPI_Allgather, int, ALL, USE_ALLGATHER, false)
+ALLGATHERV_SHIM(MPI_Allgatherv, PMPI_Allgatherv, int, int, ALL, USE_ALLGATHERV, false)
+ALLGATHER_SHIM(MPI_Neighbor_allgather, PMPI_Neighbor_allgather, int, NEIGHBOURS,
+               USE_NEIGHBOR_ALLGATHER, false)
+ALLGATHERV_SHIM(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, int, int, NEIGHBOURS,
+                USE_NEIGHBOR_ALLGATHERV, false)
+#if MEMCOMM_HAVE_LARGE_COUNT
+BCAST_SHIM(MPI_Bcast_c, PMPI_Bcast_c, MPI_Count, true)
+GATHER_SHIM(MPI_Gather_c, PMPI_Gather_c, MPI_Count, true)
+GATHERV_SHIM(MPI_Gatherv_c, PMPI_Gatherv_c, MPI_Count, MPI_Aint, true)
+SCATTER_SHIM(MPI_Scatter_c, PMPI_Scatter_c, MPI_Count, true)
+SCATTERV_SHIM(MPI_Scatterv_c, PMPI_Scatterv_c, MPI_Count, MPI_Aint, true)
+ALLGATHER_SHIM(MPI_Allgather_c, PMPI_Allgather_c, MPI_Count, ALL, USE_ALLGATHER, true)
+ALLGATHERV_SHIM(MPI_Allgatherv_c, PMPI_Allgatherv_c, MPI_Count, MPI_Aint, ALL, USE_ALLGATHERV,
+                true)
+ALLGATHER_SHIM(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c, MPI_Count, NEIGHBOURS,
+               USE_NEIGHBOR_ALLGATHER, true)
+ALLGATHERV_SHIM(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, MPI_Count, MPI_Aint,
+                NEIGHBOURS, USE_NEIGHBOR_ALLGATHERV, true)
+#endif
