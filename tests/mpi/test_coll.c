@@ -550,8 +550,20 @@ static void run_random_rooted(uint64_t seed, long long c, call how, rng *r)
     }
     char name[48];
     snprintf(name, sizeof name, "random case %lld", c);
-    run_rooted(how, case_type(seed, c, how, 0, 0), case_type(seed, c, how, 0, 0), each, uniform,
-               r, seed, name);
+    MPI_Datatype send_type = case_type(seed, c, how, 0, 0);
+    MPI_Datatype recv_type = case_type(seed, c, how, 0, 0);
+    MPI_Aint lb = 0, extent = 0;
+    if (recv_type != MPI_DATATYPE_NULL)
+        MPI_Type_get_extent(recv_type, &lb, &extent);
+    /* Open MPI 5.0's own collectives corrupt the heap on some types of negative extent (its
+     * MPI_Allgather with MPI_IN_PLACE, Bruck's algorithm on 3 ranks: "double free or
+     * corruption", seed 31 case 2144): no reference there */
+    if (extent < 0 && !recipe_mpi_is_mpich()) {
+        MPI_Type_free(&send_type);
+        MPI_Type_free(&recv_type);
+        return;
+    }
+    run_rooted(how, send_type, recv_type, each, uniform, r, seed, name);
 }
 
 /* Every rooted and gathering call with blocks of 1 MiB (a column of doubles, every other
