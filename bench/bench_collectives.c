@@ -76,19 +76,25 @@ static void fft2_pack(const pattern *p, int q, double *bytes)
         memcpy(bytes + 2 * i * m, p->in + 2 * (i * n + q * m), (size_t)(16 * m));
 }
 
-/* FFT2, peer q's block (its rows r, my columns c at bytes[r][c]) lands transposed: element
+/* Peer q's rows r < local of `cols` elements each (at bytes[r][c]) land transposed: element
  * (r, c) at my row c, column q*local + r. */
-static void fft2_unpack(const pattern *p, int q, const double *bytes)
+static void unpack_transposed(const pattern *p, int q, const double *bytes, int64_t cols)
 {
     const int64_t n = p->n, m = p->local;
     for (int64_t rr = 0; rr < m; rr += B)
-        for (int64_t cc = 0; cc < m; cc += B)
+        for (int64_t cc = 0; cc < cols; cc += B)
             for (int64_t r = rr; r < rr + B && r < m; r++)
-                for (int64_t c = cc; c < cc + B && c < m; c++) {
+                for (int64_t c = cc; c < cc + B && c < cols; c++) {
                     double *to = p->out + 2 * (c * n + q * m + r);
-                    to[0] = bytes[2 * (r * m + c)];
-                    to[1] = bytes[2 * (r * m + c) + 1];
+                    to[0] = bytes[2 * (r * cols + c)];
+                    to[1] = bytes[2 * (r * cols + c) + 1];
                 }
+}
+
+/* FFT2: peer q's block, its rows and my columns, lands transposed. */
+static void fft2_unpack(const pattern *p, int q, const double *bytes)
+{
+    unpack_transposed(p, q, bytes, p->local);
 }
 
 /* FFT2 blocks: peer q's block lands untransposed at my columns q*local. */
@@ -99,19 +105,10 @@ static void fft2_blocks_unpack(const pattern *p, int q, const double *bytes)
         memcpy(p->out + 2 * (i * n + q * m), bytes + 2 * i * m, (size_t)(16 * m));
 }
 
-/* Allgather, peer q's rows r (all n columns c, at bytes[r][c]) land transposed: element
- * (r, c) at my row c, column q*local + r. */
+/* Allgather: peer q's rows, all n columns, land transposed. */
 static void gather_unpack(const pattern *p, int q, const double *bytes)
 {
-    const int64_t n = p->n, m = p->local;
-    for (int64_t rr = 0; rr < m; rr += B)
-        for (int64_t cc = 0; cc < n; cc += B)
-            for (int64_t r = rr; r < rr + B && r < m; r++)
-                for (int64_t c = cc; c < cc + B && c < n; c++) {
-                    double *to = p->out + 2 * (c * n + q * m + r);
-                    to[0] = bytes[2 * (r * n + c)];
-                    to[1] = bytes[2 * (r * n + c) + 1];
-                }
+    unpack_transposed(p, q, bytes, p->n);
 }
 
 /* Slabs: x-slab [local][n][n] to peer q: y rows q*local.. of every plane. */

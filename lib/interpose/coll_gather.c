@@ -34,6 +34,25 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
     return (exchange_form){p->rank, true, use, large, large, true, in_place ? p->rank : -1};
 }
 
+/* Start a rooted call's exchange: a gather (`gathers`: one block from every rank to the root,
+ * which receives a block from each, at `counts` and `displs` in the v form) or a scatter (the
+ * other way round); `in_place`: the root's own block stays where it is. The "many" side is
+ * the root's, the "one" side every rank's. False: not carried. */
+static bool rooted_exchange(exchange *x, const parties *p, int root, bool gathers,
+                            bool in_place, void *one_buf, int64_t one_count,
+                            MPI_Datatype one_type, void *many_buf, MPI_Datatype many_type,
+                            const void *counts, const void *displs, int64_t many_count,
+                            const exchange_form *form)
+{
+    const bool at_root = p->rank == root, has_one = !(in_place && at_root);
+    coll_block *one = has_one ? block_at(root, p->peers, one_buf, one_count, one_type) : NULL;
+    coll_block *many = at_root ? blocks_of(p->peers, p->peers, many_buf, many_type, counts,
+                                           displs, NULL, form, many_count)
+                               : NULL;
+    return gathers ? blocks_exchange(x, p->peers, has_one, one, at_root, many, form)
+                   : blocks_exchange(x, p->peers, at_root, many, has_one, one, form);
+}
+
 /* MPI_Bcast: the root sends its buffer, the others receive into theirs. */
 #define BCAST_SHIM(NAME, PNAME, COUNT_T, LARGE)                                                \
     EXPORT int NAME(void *buffer, COUNT_T count, MPI_Datatype datatype, int root,              \
@@ -92,16 +111,8 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
                          comm);                                                                \
         const double began = PMPI_Wtime();                                                     \
         const exchange_form form = form_of(&p, USE_GATHER, LARGE, in_place);                   \
-        const bool receives = p.rank == root;                                                  \
-        if (!blocks_exchange(                                                                  \
-                &x, p.peers, !in_place,                                                        \
-                in_place ? NULL                                                                \
-                         : block_at(root, p.peers, (void *)sendbuf, sendcount, sendtype),      \
-                receives,                                                                      \
-                receives ? blocks_of(p.peers, p.peers, recvbuf, recvtype, NULL, NULL, NULL,    \
-                                     &form, recvcount)                                         \
-                         : NULL,                                                               \
-                &form))                                                                        \
+        if (!rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf, sendcount,         \
+                             sendtype, recvbuf, recvtype, NULL, NULL, recvcount, &form))       \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
                          comm);                                                                \
         PACKED_BLOCKS(send)                                                                    \
@@ -128,16 +139,8 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
                          root, comm);                                                          \
         const double began = PMPI_Wtime();                                                     \
         const exchange_form form = form_of(&p, USE_GATHERV, LARGE, in_place);                  \
-        const bool receives = p.rank == root;                                                  \
-        if (!blocks_exchange(                                                                  \
-                &x, p.peers, !in_place,                                                        \
-                in_place ? NULL                                                                \
-                         : block_at(root, p.peers, (void *)sendbuf, sendcount, sendtype),      \
-                receives,                                                                      \
-                receives ? blocks_of(p.peers, p.peers, recvbuf, recvtype, recvcounts, displs,  \
-                                     NULL, &form, 0)                                           \
-                         : NULL,                                                               \
-                &form))                                                                        \
+        if (!rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf, sendcount,         \
+                             sendtype, recvbuf, recvtype, recvcounts, displs, 0, &form))       \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
                          root, comm);                                                          \
         PACKED_BLOCKS(send)                                                                    \
@@ -164,15 +167,8 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
                          comm);                                                                \
         const double began = PMPI_Wtime();                                                     \
         const exchange_form form = form_of(&p, USE_SCATTER, LARGE, false);                     \
-        const bool sends = p.rank == root;                                                     \
-        if (!blocks_exchange(&x, p.peers, sends,                                               \
-                             sends ? blocks_of(p.peers, p.peers, (void *)sendbuf, sendtype,    \
-                                               NULL, NULL, NULL, &form, sendcount)             \
-                                   : NULL,                                                     \
-                             !in_place,                                                        \
-                             in_place ? NULL                                                   \
-                                      : block_at(root, p.peers, recvbuf, recvcount, recvtype), \
-                             &form))                                                           \
+        if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
+                             (void *)sendbuf, sendtype, NULL, NULL, sendcount, &form))         \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
                          comm);                                                                \
         PACKED_BLOCKS(send)                                                                    \
@@ -199,15 +195,8 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
                          root, comm);                                                          \
         const double began = PMPI_Wtime();                                                     \
         const exchange_form form = form_of(&p, USE_SCATTERV, LARGE, false);                    \
-        const bool sends = p.rank == root;                                                     \
-        if (!blocks_exchange(&x, p.peers, sends,                                               \
-                             sends ? blocks_of(p.peers, p.peers, (void *)sendbuf, sendtype,    \
-                                               sendcounts, displs, NULL, &form, 0)             \
-                                   : NULL,                                                     \
-                             !in_place,                                                        \
-                             in_place ? NULL                                                   \
-                                      : block_at(root, p.peers, recvbuf, recvcount, recvtype), \
-                             &form))                                                           \
+        if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
+                             (void *)sendbuf, sendtype, sendcounts, displs, 0, &form))         \
             return PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,  \
                          root, comm);                                                          \
         PACKED_VECTOR(send, sendcounts, displs, COUNT_T, DISPL_T)                              \
