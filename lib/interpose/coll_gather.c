@@ -95,24 +95,30 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
         SIDE##type = x.SIDE##_types[0];                                                        \
     }
 
-/* MPI_Gather: every rank sends a block to the root (none when the root's is MPI_IN_PLACE),
- * which receives one from each rank, one after another. */
-#define GATHER_SHIM(NAME, PNAME, COUNT_T, LARGE)                                               \
+/* MPI_Gather (GATHERS) and MPI_Scatter: every rank sends a block to the root, which receives
+ * one from each rank, one after another; or the root sends them and every rank receives
+ * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. */
+#define ROOTED_SHIM(NAME, PNAME, COUNT_T, USE, LARGE, GATHERS)                                 \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
                     MPI_Comm comm)                                                             \
     {                                                                                          \
         exchange x;                                                                            \
         parties p;                                                                             \
-        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        const bool in_place = (GATHERS ? sendbuf : recvbuf) == MPI_IN_PLACE;                   \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
-            (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
+            (side_passes(GATHERS ? !in_place : p.rank == root, sendtype) &&                    \
+             side_passes(GATHERS ? p.rank == root : !in_place, recvtype)))                     \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
                          comm);                                                                \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_GATHER, LARGE, in_place);                   \
-        if (!rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf, sendcount,         \
-                             sendtype, recvbuf, recvtype, NULL, NULL, recvcount, &form))       \
+        const exchange_form form = form_of(&p, USE, LARGE, GATHERS && in_place);               \
+        if (!(GATHERS ? rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf,         \
+                                        sendcount, sendtype, recvbuf, recvtype, NULL, NULL,    \
+                                        recvcount, &form)                                      \
+                      : rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount,     \
+                                        recvtype, (void *)sendbuf, sendtype, NULL, NULL,       \
+                                        sendcount, &form)))                                    \
             return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
                          comm);                                                                \
         PACKED_BLOCKS(send)                                                                    \
@@ -147,34 +153,6 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
         PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
         int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,    \
                        root, comm);                                                            \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
-    }
-
-/* MPI_Scatter: the root sends a block to each rank, one after another; every rank receives
- * one (none when the root's is MPI_IN_PLACE). */
-#define SCATTER_SHIM(NAME, PNAME, COUNT_T, LARGE)                                              \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
-                    MPI_Comm comm)                                                             \
-    {                                                                                          \
-        exchange x;                                                                            \
-        parties p;                                                                             \
-        const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
-        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
-            (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
-                         comm);                                                                \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_SCATTER, LARGE, false);                     \
-        if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
-                             (void *)sendbuf, sendtype, NULL, NULL, sendcount, &form))         \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
-                         comm);                                                                \
-        PACKED_BLOCKS(send)                                                                    \
-        PACKED_BLOCKS(recv)                                                                    \
-        int rc =                                                                               \
-            PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);     \
         exchange_finish(&x, rc, began);                                                        \
         return rc;                                                                             \
     }
@@ -274,9 +252,9 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
 #define NEIGHBOURS parties_neighbours
 
 BCAST_SHIM(MPI_Bcast, PMPI_Bcast, int, false)
-GATHER_SHIM(MPI_Gather, PMPI_Gather, int, false)
+ROOTED_SHIM(MPI_Gather, PMPI_Gather, int, USE_GATHER, false, true)
 GATHERV_SHIM(MPI_Gatherv, PMPI_Gatherv, int, int, false)
-SCATTER_SHIM(MPI_Scatter, PMPI_Scatter, int, false)
+ROOTED_SHIM(MPI_Scatter, PMPI_Scatter, int, USE_SCATTER, false, false)
 SCATTERV_SHIM(MPI_Scatterv, PMPI_Scatterv, int, int, false)
 ALLGATHER_SHIM(MPI_Allgather, PMPI_Allgather, int, ALL, USE_ALLGATHER, false)
 ALLGATHERV_SHIM(MPI_Allgatherv, PMPI_Allgatherv, int, int, ALL, USE_ALLGATHERV, false)
@@ -286,9 +264,9 @@ ALLGATHERV_SHIM(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, int, int, NEI
                 USE_NEIGHBOR_ALLGATHERV, false)
 #if MEMCOMM_HAVE_LARGE_COUNT
 BCAST_SHIM(MPI_Bcast_c, PMPI_Bcast_c, MPI_Count, true)
-GATHER_SHIM(MPI_Gather_c, PMPI_Gather_c, MPI_Count, true)
+ROOTED_SHIM(MPI_Gather_c, PMPI_Gather_c, MPI_Count, USE_GATHER, true, true)
 GATHERV_SHIM(MPI_Gatherv_c, PMPI_Gatherv_c, MPI_Count, MPI_Aint, true)
-SCATTER_SHIM(MPI_Scatter_c, PMPI_Scatter_c, MPI_Count, true)
+ROOTED_SHIM(MPI_Scatter_c, PMPI_Scatter_c, MPI_Count, USE_SCATTER, true, false)
 SCATTERV_SHIM(MPI_Scatterv_c, PMPI_Scatterv_c, MPI_Count, MPI_Aint, true)
 ALLGATHER_SHIM(MPI_Allgather_c, PMPI_Allgather_c, MPI_Count, ALL, USE_ALLGATHER, true)
 ALLGATHERV_SHIM(MPI_Allgatherv_c, PMPI_Allgatherv_c, MPI_Count, MPI_Aint, ALL, USE_ALLGATHERV,
