@@ -13,6 +13,8 @@
  *                   rows per rank; MPI_Alltoall sends each peer a square block of its columns
  *                   and receives the peer's block placed column by column (a column type of
  *                   N/P elements resized to one element): the transpose happens in the call
+ *   fft2 N, Ialltoall  the same as non-blocking calls: MPI_Ialltoall and MPI_Wait (mpi,
+ *                   memcomm), as an FFT that overlaps the transpose with work would call it
  *   fft2 blocks N   the same redistribution without the transpose: square blocks sent and
  *                   received as vector types (ddtbench's FFT pattern as an Alltoall of vectors)
  *   allgather N     every rank gets the whole N x N complex matrix transposed: each sends its
@@ -53,6 +55,7 @@ struct pattern {
     int64_t n, local; /* the side; N/P (rows, or planes, per rank) */
     int peers, rank;     /* peers: the ranks, or a halo's 6 neighbours */
     MPI_Comm comm;       /* MPI_COMM_WORLD, or a halo's Cartesian grid */
+    bool nonblocking;    /* FFT2 by MPI_Ialltoall and MPI_Wait */
     MPI_Aint *byte_zeros; /* a halo's displacements */
     double *in, *out;     /* each rank's data and what it receives */
     int64_t in_doubles, out_doubles, peer_bytes; /* bytes to each peer (all equal) */
@@ -379,7 +382,13 @@ static void run_once(const pattern *p, int method, const scratch *s)
             (through_memcomm ? MPI_Alltoallw : PMPI_Alltoallw)(
                 p->in, p->ones, p->zeros, p->send_types, p->out, p->ones, p->zeros,
                 p->recv_types, MPI_COMM_WORLD);
-        else
+        else if (p->nonblocking) {
+            MPI_Request request;
+            (through_memcomm ? MPI_Ialltoall : PMPI_Ialltoall)(
+                p->in, p->send_count, p->send_type, p->out, p->recv_count, p->recv_type,
+                MPI_COMM_WORLD, &request);
+            (through_memcomm ? MPI_Wait : PMPI_Wait)(&request, MPI_STATUS_IGNORE);
+        } else
             (through_memcomm ? MPI_Alltoall : PMPI_Alltoall)(p->in, p->send_count, p->send_type,
                                                              p->out, p->recv_count,
                                                              p->recv_type, MPI_COMM_WORLD);
@@ -493,16 +502,17 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int failures = 0;
-    for (int k = 0; k < 3 * nfft + 2 * nslab + nhalo; k++) {
+    for (int k = 0; k < 4 * nfft + 2 * nslab + nhalo; k++) {
         pattern p = {.peers = nranks, .rank = rank, .comm = MPI_COMM_WORLD};
-        const int h = k - 3 * nfft - 2 * nslab; /* >= 0: a halo */
-        p.kind = k < nfft           ? FFT2
-                 : k < 2 * nfft     ? FFT2_BLOCKS
-                 : k < 3 * nfft     ? GATHER
+        const int h = k - 4 * nfft - 2 * nslab; /* >= 0: a halo */
+        p.kind = k < 2 * nfft       ? FFT2
+                 : k < 3 * nfft     ? FFT2_BLOCKS
+                 : k < 4 * nfft     ? GATHER
                  : h < -nslab       ? SLABS
                  : h < 0            ? SLABS_Z
                                     : HALO;
-        p.n = k < 3 * nfft ? fft[k % nfft] : h < 0 ? slab[(k - 3 * nfft) % nslab] : halo[h];
+        p.nonblocking = k >= nfft && k < 2 * nfft;
+        p.n = k < 4 * nfft ? fft[k % nfft] : h < 0 ? slab[(k - 4 * nfft) % nslab] : halo[h];
         p.local = p.n / nranks;
         if (p.kind == HALO)
             snprintf(p.name, sizeof p.name, "halo %lld^3 double, Neighbor_alltoallw",
@@ -514,8 +524,9 @@ int main(int argc, char **argv)
             snprintf(p.name, sizeof p.name, "slabs %s %lld^3 double, Alltoallw",
                      p.kind == SLABS ? "xy" : "xz", (long long)p.n);
         else
-            snprintf(p.name, sizeof p.name, "fft2%s %lld^2 complex, Alltoall",
-                     p.kind == FFT2 ? "" : " blocks", (long long)p.n);
+            snprintf(p.name, sizeof p.name, "fft2%s %lld^2 complex, %s",
+                     p.kind == FFT2 ? "" : " blocks", (long long)p.n,
+                     p.nonblocking ? "Ialltoall" : "Alltoall");
         if (!strstr(p.name, only))
             continue;
         if (p.kind == HALO)

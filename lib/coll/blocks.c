@@ -80,12 +80,12 @@ coll_block *block_at(int at, int capacity, void *buf, int64_t count, MPI_Datatyp
     return b;
 }
 
-bool blocks_exchange(exchange *x, int peers, bool sends, coll_block *send, bool receives,
+bool blocks_exchange(exchange **x, int peers, bool sends, coll_block *send, bool receives,
                      coll_block *recv, const exchange_form *form)
 {
-    const bool carried = (!sends || send) && (!receives || recv) &&
-                         exchange_start(x, peers, send, recv, form);
+    *x = (!sends || send) && (!receives || recv) ? exchange_start(peers, send, recv, form)
+                                                 : NULL;
     free(send);
     free(recv);
-    return carried;
+    return *x != NULL;
 }

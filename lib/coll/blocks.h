@@ -32,10 +32,10 @@ coll_block *blocks_of(int n, int capacity, void *buf, MPI_Datatype type, const v
  * others empty): a rooted call's send to the root, or receive from it. */
 coll_block *block_at(int at, int capacity, void *buf, int64_t count, MPI_Datatype type);
 
-/* Start an exchange (exchange_start) of the blocks built above, which it frees: `sends` and
- * `receives` say whether the call has each side (a side it has whose blocks are NULL: memory
- * was short, not carried). */
-bool blocks_exchange(exchange *x, int peers, bool sends, coll_block *send, bool receives,
+/* Start an exchange (exchange_start, into `*x`) of the blocks built above, which it frees:
+ * `sends` and `receives` say whether the call has each side (a side it has whose blocks are
+ * NULL: memory was short, not carried). False: not carried. */
+bool blocks_exchange(exchange **x, int peers, bool sends, coll_block *send, bool receives,
                      coll_block *recv, const exchange_form *form);
 
 #endif

@@ -13,10 +13,14 @@
 #include "../p2p/message.h"
 
 /* One side's blocks analysed: bytes per block, offsets in the staging buffer, the total. False
- * if a block is one memcomm cannot pack (or unpack exactly, `receive`). */
-static bool analyse_side(const coll_block *blocks, int peers, bool receive, analysis **types,
-                         int64_t *bytes, int64_t *offset, int64_t *total, bool *worth,
-                         bool *packable)
+ * if a block is one memcomm cannot pack (or unpack exactly, `receive`), or, in a non-blocking
+ * or persistent call (`scheduled`), one of a type of no bytes or of negative extent: Open MPI
+ * 5.0's schedules of those calls send or receive a block only if its span in memory is
+ * positive, which such a block's may not be while its packed bytes are, or the other way
+ * round (the MPI alone then drops the block, or a typed send of no bytes meets no receive). */
+static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool scheduled,
+                         analysis **types, int64_t *bytes, int64_t *offset, int64_t *total,
+                         bool *worth, bool *packable)
 {
     *total = 0;
     for (int i = 0; i < peers; i++) {
@@ -30,6 +34,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, anal
         analysis *a = typecache_acquire(b->type);
         types[i] = a;
         if (!a || !a->supported ||
+            (scheduled && (a->bounds.size == 0 || a->bounds.extent < 0)) ||
             __builtin_mul_overflow(b->count, a->bounds.size, &bytes[i]) ||
             __builtin_add_overflow(*total, bytes[i], total) || *total > INT_MAX ||
             (receive && !analysis_unpack_disjoint(a, b->count)))
@@ -107,7 +112,9 @@ static void give_back(exchange *x)
         analysis_release(x->types[i]);
     bufpool_give(x->send_staging);
     bufpool_give(x->recv_staging);
-    free(x->types); /* one allocation holds every per-peer array */
+    if (x->entry)
+        requests_unreserve(x->entry);
+    free(x); /* one allocation holds it and every per-peer array */
 }
 
 _Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Aint) == 8, "argument arrays of 8 bytes");
@@ -176,6 +183,30 @@ static void pack_side(const coll_block *blocks, analysis *const *types, const in
                                 staging + offset[i]);
 }
 
+/* Pack what the MPI reads from the staging buffers: the packed send side, the block the
+ * rank sends itself (into the receive staging), and MPI_IN_PLACE's block. */
+static void exchange_pack(exchange *x)
+{
+    const int peers = x->peers;
+    if (x->send_packed) {
+        pack_side(x->send, x->types, x->send_bytes, x->send_offset, peers, x->self,
+                  x->send_staging);
+        stats_handled(x->send_total);
+    }
+    if (x->self >= 0) {
+        const plan *p = &x->types[x->self]->plan;
+        p->pack(p, x->send[x->self].buf, x->send[x->self].count,
+                x->recv_staging + x->recv_offset[x->self]);
+        stats_handled(x->send_bytes[x->self]);
+    }
+    const int own = x->in_place;
+    if (x->recv_packed && own >= 0 && own < peers && x->recv_bytes[own] > 0) {
+        const plan *p = &x->types[peers + own]->plan; /* the MPI reads it from the staging */
+        p->pack(p, x->recv[own].buf, x->recv[own].count, x->recv_staging + x->recv_offset[own]);
+        stats_handled(x->recv_bytes[own]);
+    }
+}
+
 /* Which sides a path packs. */
 typedef struct {
     bool send, recv;
@@ -216,10 +247,10 @@ static analysis *heaviest(const exchange *x, sides packed)
  * (what point-to-point would pack), packing every side with any gap (long blocks too: the
  * MPI's collectives copy those slowly on some sizes), and the MPI's own path; the ones that
  * pack something, once each. Sets the sides packed; false if there is nothing to choose or
- * the MPI's path is decided (a timed trial of it is carried with no side packed, to be
- * timed at exchange_finish). */
-static bool choose_path(exchange *x, path_use use, sides short_blocks, sides any_gap,
-                        int64_t send_total, int64_t recv_total)
+ * the MPI's path is decided (a blocking call's timed trial of it is carried with no side
+ * packed, to be timed when the call returns). */
+static bool choose_path(exchange *x, const exchange_form *form, sides short_blocks,
+                        sides any_gap, int64_t send_total, int64_t recv_total)
 {
     sides paths[SENDPATH_MAX_PATHS];
     int n = 0;
@@ -232,30 +263,38 @@ static bool choose_path(exchange *x, path_use use, sides short_blocks, sides any
         return false;
     paths[n++] = (sides){false, false}; /* the MPI's own */
     x->key = heaviest(x, paths[0]);     /* the same key whichever path this call takes */
-    x->choice = sendpath_choose(x->key, use, send_total + recv_total, n);
+    const int64_t bytes = send_total + recv_total;
+    if (form->kind == EXCHANGE_BLOCKING)
+        x->choice = sendpath_choose(x->key, form->use, bytes, n);
+    else
+        x->choice = (send_choice){sendpath_for_nonblocking(x->key, form->use, bytes, n), -1, 0,
+                                  form->use};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;
     return x->choice.path < n - 1 || x->choice.trial >= 0;
 }
 
-bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    const exchange_form *form)
+exchange *exchange_start(int peers, const coll_block *send, const coll_block *recv,
+                         const exchange_form *form)
 {
     if (peers <= 0)
-        return false;
+        return NULL;
     const size_t n = (size_t)peers, each = sizeof(int64_t); /* an int array uses half */
     const int rank = form->rank;
-    /* one allocation for every per-peer array */
-    char *memory = mc_calloc(1, n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
-                                     sizeof(coll_block) + 4 * each + 2 * sizeof(MPI_Datatype)));
-    if (!memory)
-        return false;
-    *x = (exchange){.peers = peers, .types = (analysis **)memory, .in_place = form->in_place};
-    x->send_bytes = (int64_t *)(memory + 2 * n * sizeof(analysis *));
+    /* one allocation for the exchange and every per-peer array */
+    exchange *x = mc_calloc(1, sizeof *x + n * (2 * sizeof(analysis *) + 4 * sizeof(int64_t) +
+                                                2 * sizeof(coll_block) + 4 * each +
+                                                2 * sizeof(MPI_Datatype)));
+    if (!x)
+        return NULL;
+    *x = (exchange){.peers = peers, .kind = form->kind, .in_place = form->in_place};
+    x->types = (analysis **)(x + 1);
+    x->send_bytes = (int64_t *)(x->types + 2 * n);
     x->send_offset = x->send_bytes + n;
     x->recv_bytes = x->send_offset + n;
     x->recv_offset = x->recv_bytes + n;
-    x->recv = (coll_block *)(x->recv_offset + n);
+    x->send = (coll_block *)(x->recv_offset + n);
+    x->recv = x->send + n;
     x->send_counts = x->recv + n;
     x->send_displs = (char *)x->send_counts + n * each;
     x->recv_counts = (char *)x->send_displs + n * each;
@@ -267,40 +306,42 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
     static const coll_block none = {NULL, 0, MPI_DATATYPE_NULL};
     bool valid = true; /* a negative count: the MPI's error, for the call as it was made */
     for (int i = 0; i < peers; i++) {
+        x->send[i] = send ? send[i] : none;
         x->recv[i] = recv ? recv[i] : none;
-        valid = valid && x->recv[i].count >= 0 && (!send || send[i].count >= 0);
+        valid = valid && x->recv[i].count >= 0 && x->send[i].count >= 0;
     }
     if (!valid) {
-        free(memory);
-        return false;
+        free(x);
+        return NULL;
     }
     bool send_packable = false, recv_packable = false;
+    const bool scheduled = form->kind != EXCHANGE_BLOCKING;
     const bool send_usable =
-        send && analyse_side(send, peers, false, x->types, x->send_bytes, x->send_offset,
-                             &send_total, &send_worth, &send_packable);
-    const bool recv_usable = analyse_side(x->recv, peers, true, x->types + n, x->recv_bytes,
-                                          x->recv_offset, &recv_total, &recv_worth,
-                                          &recv_packable) &&
+        send && analyse_side(send, peers, false, scheduled, x->types, x->send_bytes,
+                             x->send_offset, &send_total, &send_worth, &send_packable);
+    const bool recv_usable = analyse_side(x->recv, peers, true, scheduled, x->types + n,
+                                          x->recv_bytes, x->recv_offset, &recv_total,
+                                          &recv_worth, &recv_packable) &&
                              receives_disjoint(x->recv, x->types + n, peers);
     /* a block the MPI delivers from the caller to itself (MPI_IN_PLACE's is not moved) */
     bool self_received = rank >= 0 && rank < peers && rank != form->in_place &&
                          x->recv[rank].count > 0;
     for (int i = 0; rank == EXCHANGE_SELF_UNKNOWN && i < peers; i++)
         self_received = self_received || x->recv[i].count > 0;
-    if (!choose_path(x, form->use,
+    if (!choose_path(x, form,
                      packed_sides(send_usable, recv_usable, self_received, send_worth,
                                   recv_worth),
                      packed_sides(send_usable, recv_usable, self_received, send_packable,
                                   recv_packable),
                      send_total, recv_total)) {
         give_back(x);
-        return false;
+        return NULL;
     }
     /* the block a rank sends itself goes straight from its send block into its receive
      * staging, not through the MPI, when both sides are packed and agree on its size */
     x->self = !form->uniform && !form->by_element && rank >= 0 && self_received &&
-                      x->send_packed &&
-                      x->recv_packed && x->send_bytes[rank] == x->recv_bytes[rank]
+                      x->send_packed && x->recv_packed &&
+                      x->send_bytes[rank] == x->recv_bytes[rank]
                   ? rank
                   : -1;
     if (x->self >= 0) { /* close the gap it leaves in the send staging */
@@ -312,32 +353,22 @@ bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_b
         x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
     if (x->recv_packed)
         x->recv_staging = bufpool_take(recv_total);
+    /* a request's entry is reserved now: once the MPI started it, memcomm must finish it */
+    if (form->kind != EXCHANGE_BLOCKING)
+        x->entry = requests_reserve();
     if ((x->send_packed && !x->send_staging) || (x->recv_packed && !x->recv_staging) ||
-        !fill_arguments(x, form)) {
+        (form->kind != EXCHANGE_BLOCKING && !x->entry) || !fill_arguments(x, form)) {
         give_back(x);
-        return false;
+        return NULL;
     }
-    if (x->send_packed) {
-        pack_side(send, x->types, x->send_bytes, x->send_offset, peers, x->self,
-                  x->send_staging);
-        stats_handled(send_total);
-    }
-    if (x->self >= 0) {
-        const plan *p = &x->types[x->self]->plan;
-        p->pack(p, send[x->self].buf, send[x->self].count,
-                x->recv_staging + x->recv_offset[x->self]);
-        stats_handled(x->send_bytes[x->self]);
-    }
-    const int own = x->in_place;
-    if (x->recv_packed && own >= 0 && own < peers && x->recv_bytes[own] > 0) {
-        const plan *p = &x->types[peers + own]->plan; /* the MPI reads it from the staging */
-        p->pack(p, x->recv[own].buf, x->recv[own].count, x->recv_staging + x->recv_offset[own]);
-        stats_handled(x->recv_bytes[own]);
-    }
-    return true;
+    x->send_total = send_total;
+    if (form->kind != EXCHANGE_PERSISTENT) /* a persistent call packs at each start */
+        exchange_pack(x);
+    return x;
 }
 
-void exchange_finish(exchange *x, int rc, double start)
+/* Unpack what arrived, if the MPI's call (or request) succeeded. */
+static void unpack_received(exchange *x, int rc)
 {
     int64_t unpacked = 0;
     for (int i = 0; rc == MPI_SUCCESS && x->recv_packed && i < x->peers; i++) {
@@ -349,7 +380,30 @@ void exchange_finish(exchange *x, int rc, double start)
     }
     if (unpacked > 0)
         stats_handled(unpacked);
-    if (x->choice.trial >= 0 && rc == MPI_SUCCESS)
-        sendpath_record(x->key, &x->choice, PMPI_Wtime() - start);
-    give_back(x);
+}
+
+/* An exchange as a request of another kind (lib/p2p/requests.h). */
+static void start_work(void *work) { exchange_pack(work); }
+static void deliver_work(void *work, int rc) { unpack_received(work, rc); }
+static void drop_work(void *work) { give_back(work); }
+static const carried_work exchange_work = {start_work, deliver_work, drop_work};
+
+int exchange_called(exchange *x, int rc, double start, const MPI_Request *request)
+{
+    if (x->kind == EXCHANGE_BLOCKING) {
+        unpack_received(x, rc);
+        if (x->choice.trial >= 0 && rc == MPI_SUCCESS)
+            sendpath_record(x->key, &x->choice, PMPI_Wtime() - start);
+        give_back(x);
+    } else if (rc != MPI_SUCCESS) {
+        give_back(x);
+    } else {
+        request_entry *entry = x->entry;
+        x->entry = NULL; /* the table's now */
+        const carried_request c = {.persistent = x->kind == EXCHANGE_PERSISTENT,
+                                   .work_ops = &exchange_work,
+                                   .work = x};
+        requests_add(entry, *request, &c);
+    }
+    return rc;
 }

@@ -26,7 +26,12 @@
  *
  * The block a rank sends itself (Alltoallv and Alltoallw, both sides packed) is packed
  * straight into its place in the receive staging and left out of the MPI's call: on two
- * ranks that is half the data, which the MPI would otherwise copy once more. */
+ * ranks that is half the data, which the MPI would otherwise copy once more.
+ *
+ * The non-blocking forms (MPI_I...) pack at the call and unpack when the request completes,
+ * by whichever completion call (lib/p2p/requests.h: the exchange is a request of another
+ * kind); the persistent forms (..._init) pack at each MPI_Start and unpack at each
+ * completion. The staging buffers and the argument arrays the MPI reads stay until then. */
 #ifndef MEMCOMM_EXCHANGE_H
 #define MEMCOMM_EXCHANGE_H
 
@@ -36,6 +41,7 @@
 
 #include "../core/analysis.h"
 #include "../core/sendpath.h"
+#include "../p2p/requests.h"
 
 /* What one peer sends or receives: `count` instances of `type` from `buf`. */
 typedef struct {
@@ -44,15 +50,19 @@ typedef struct {
     MPI_Datatype type;
 } coll_block;
 
+typedef enum { EXCHANGE_BLOCKING, EXCHANGE_NONBLOCKING, EXCHANGE_PERSISTENT } exchange_kind;
+
 typedef struct {
     int peers;
+    exchange_kind kind;
     bool send_packed, recv_packed; /* which sides the MPI gets as MPI_PACKED bytes */
     int self;                      /* the peer exchange_start moved itself, or -1 */
     int in_place;                  /* the receive block MPI_IN_PLACE keeps, or -1 */
     /* per peer, receives after sends: packed bytes and their offset in the staging buffer */
     int64_t *send_bytes, *send_offset, *recv_bytes, *recv_offset;
     char *send_staging, *recv_staging; /* NULL when a side has no bytes */
-    coll_block *recv;                  /* the user's receive blocks, kept for the unpack */
+    int64_t send_total;                /* bytes packed into the send staging */
+    coll_block *send, *recv; /* the user's blocks, kept for each start's pack and the unpack */
     analysis **types;                  /* per block, sends then receives; NULL when empty */
     /* the counts and offsets above as the MPI's argument arrays (int, or MPI_Count counts
      * and MPI_Aint offsets for the large-count forms; in bytes, or in elements of the
@@ -61,24 +71,27 @@ typedef struct {
     MPI_Datatype *send_types, *recv_types;
     analysis *key;      /* the path choice's key (one of `types`), when there is a choice */
     send_choice choice; /* packed or the MPI's own path, maybe a timed trial of one */
+    request_entry *entry; /* reserved for the request of a non-blocking or persistent call */
 } exchange;
 
 /* Whether memcomm carries a collective with these blocks (`peers` of each side; a side with
- * no blocks passes NULL). If so, the packed sides are in x->send_staging and
- * x->recv_staging with their argument arrays in the call's `form`,
- * and the caller calls the MPI with them for the packed sides and the user's arguments for
- * the others, then exchange_finish. The form's `rank` is the caller's (its own block, see
- * above), or EXCHANGE_SELF_UNKNOWN when any peer may be the caller itself (a neighbourhood
- * collective's neighbours); `uniform` says that the MPI's call takes one count for all
- * peers (MPI_Alltoall), so that the rank's own block cannot be left out of it. The two sides may
- * have fewer real peers than `peers` (a neighbourhood's in- and out-degree): the rest are
- * empty blocks, and the MPI reads only its own number of entries of the arrays.
+ * no blocks passes NULL). If so, the packed sides are in x->send_staging and x->recv_staging
+ * (packed already, unless the call is persistent) with their argument arrays in the call's
+ * `form`, and the caller calls the MPI with them for the packed sides and the user's
+ * arguments for the others, then exchange_called. The form's `rank` is the caller's (its own
+ * block, see above), or EXCHANGE_SELF_UNKNOWN when any peer may be the caller itself (a
+ * neighbourhood collective's neighbours); `uniform` says that the MPI's call takes one count
+ * for all peers (MPI_Alltoall), so that the rank's own block cannot be left out of it. The
+ * two sides may have fewer real peers than `peers` (a neighbourhood's in- and out-degree):
+ * the rest are empty blocks, and the MPI reads only its own number of entries of the
+ * arrays.
  *
  * Whether packing pays is measured per collective (`use`), keyed by the largest packed
- * block's type and the bytes packed (lib/core/sendpath.h): the first calls alternate timed
- * trials of both paths. A trial of the MPI's own path is carried with neither side packed
- * (the caller passes the user's arguments); once the MPI's path is chosen, the call is not
- * carried. */
+ * block's type and the bytes packed (lib/core/sendpath.h): the first blocking calls alternate
+ * timed trials of both paths. A trial of the MPI's own path is carried with neither side
+ * packed (the caller passes the user's arguments); once the MPI's path is chosen, the call is
+ * not carried. The non-blocking and persistent forms, whose time is not theirs alone, follow
+ * the blocking form's decision, and pack until there is one. */
 enum { EXCHANGE_SELF_UNKNOWN = -1, EXCHANGE_NO_SELF = -2 };
 
 /* What the MPI's call is like. */
@@ -91,13 +104,17 @@ typedef struct {
     bool by_element;   /* packed bytes as the user's counts of stand-in types (see above) */
     int in_place;      /* the receive block holding the caller's own data (MPI_IN_PLACE: packed
                         * before the call, not unpacked after it), or -1 */
+    exchange_kind kind;
 } exchange_form;
 
-bool exchange_start(exchange *x, int peers, const coll_block *send, const coll_block *recv,
-                    const exchange_form *form);
+/* NULL: not carried. */
+exchange *exchange_start(int peers, const coll_block *send, const coll_block *recv,
+                         const exchange_form *form);
 
-/* The MPI's call, begun at `start` (PMPI_Wtime, before exchange_start), returned `rc`:
- * unpack what arrived (if it succeeded), record a timed trial, and give everything back. */
-void exchange_finish(exchange *x, int rc, double start);
+/* The MPI's call, begun at `start` (PMPI_Wtime, before exchange_start), returned `rc` and,
+ * unless blocking, `*request`. Blocking: unpack what arrived (if it succeeded), record a
+ * timed trial, give everything back. Otherwise the request is remembered (or, if the call
+ * failed, everything given back). Returns `rc`. */
+int exchange_called(exchange *x, int rc, double start, const MPI_Request *request);
 
 #endif

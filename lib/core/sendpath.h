@@ -64,8 +64,9 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
 /* The time a timed send took. */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
-/* The path for a non-blocking call: the decided one, packed (0) until then. */
-int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes);
+/* The path for a non-blocking or persistent call among `paths`: the one its blocking form
+ * decided, packed (0) until then. */
+int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes, int paths);
 
 /* The decision from the trials' times, `trials / paths` of each path in a row (pure, for
  * tests): the path with the best time, the lower index on a tie. */

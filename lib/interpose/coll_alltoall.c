@@ -1,11 +1,10 @@
-/* Collectives with derived datatypes (lib/coll/exchange.h), blocking, in the int form and,
- * where the MPI declares them, the large-count form: MPI_Alltoall, MPI_Alltoallv and
- * MPI_Alltoallw among all ranks of an intracommunicator, and MPI_Neighbor_alltoall, _v and
- * _w among a topology's neighbours. A carried call packs each peer's block, calls the MPI's
- * same collective on MPI_PACKED bytes, and unpacks what arrived; everything else
- * (MPI_IN_PLACE, intercommunicators, communicators without a topology for the neighbourhood
- * calls, basic and contiguous types, types memcomm does not handle) goes to the MPI
- * unchanged. */
+/* Collectives with derived datatypes (lib/coll/exchange.h), in every form of
+ * interpose/coll_forms.h: MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw among all ranks of an
+ * intracommunicator, and MPI_Neighbor_alltoall, _v and _w among a topology's neighbours. A
+ * carried call packs each peer's block, calls the MPI's same collective on MPI_PACKED bytes,
+ * and unpacks what arrived (a request's, when it completes); everything else (MPI_IN_PLACE,
+ * intercommunicators, communicators without a topology for the neighbourhood calls, basic
+ * and contiguous types, types memcomm does not handle) goes to the MPI unchanged. */
 #include <stdlib.h>
 
 #include "../base/alloc.h"
@@ -13,6 +12,7 @@
 #include "../coll/blocks.h"
 #include "../core/config.h"
 #include "../p2p/message.h"
+#include "coll_forms.h"
 
 /* Carried only if some type of either side is not one known to pass (a quick test first). */
 static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_Datatype *recv)
@@ -27,17 +27,18 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
 }
 
 /* MPI_Alltoall and MPI_Neighbor_alltoall: one count and type per side. */
-#define ALLTOALL_SHIM(NAME, PNAME, COUNT_T, WHO, USE, LARGE)                                   \
+#define ALLTOALL_SHIM(NAME, PNAME, FORM, COUNT_T, WHO, USE, LARGE)                             \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,                   \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !WHO(comm, &p))  \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, true, USE, LARGE, LARGE, false, -1};               \
+        const exchange_form form = {p.rank, true, USE, LARGE, LARGE, false, -1, FORM##_KIND};  \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, NULL, NULL, NULL,     \
                              &form, sendcount),                                                \
@@ -45,46 +46,53 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
                    blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,      \
                              recvcount),                                                       \
                    &form))                                                                     \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
-        if (x.send_packed) {                                                                   \
-            sendbuf = x.send_staging;                                                          \
-            sendcount = (COUNT_T)x.send_bytes[0];                                              \
+            goto unchanged;                                                                    \
+        if (x->send_packed) {                                                                  \
+            sendbuf = x->send_staging;                                                         \
+            sendcount = (COUNT_T)x->send_bytes[0];                                             \
             sendtype = MPI_PACKED;                                                             \
         }                                                                                      \
-        if (x.recv_packed) {                                                                   \
-            recvbuf = x.recv_staging;                                                          \
-            recvcount = (COUNT_T)x.recv_bytes[0];                                              \
+        if (x->recv_packed) {                                                                  \
+            recvbuf = x->recv_staging;                                                         \
+            recvcount = (COUNT_T)x->recv_bytes[0];                                             \
             recvtype = MPI_PACKED;                                                             \
         }                                                                                      \
-        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);      \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
+                                     recvtype, comm FORM##_ARGS),                              \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
+                                 comm FORM##_ARGS),                                            \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* A side of a v or w call that exchange_start packed: its MPI arguments. */
 #define PACKED_SIDE(SIDE)                                                                      \
-    if (x.SIDE##_packed) {                                                                     \
-        SIDE##buf = x.SIDE##_staging;                                                          \
-        SIDE##counts = x.SIDE##_counts;                                                        \
-        SIDE##displs = x.SIDE##_displs;                                                        \
-        SIDE##types = x.SIDE##_types;                                                          \
+    if (x->SIDE##_packed) {                                                                    \
+        SIDE##buf = x->SIDE##_staging;                                                         \
+        SIDE##counts = x->SIDE##_counts;                                                       \
+        SIDE##displs = x->SIDE##_displs;                                                       \
+        SIDE##types = x->SIDE##_types;                                                         \
     }
 
 /* MPI_Alltoallv and MPI_Neighbor_alltoallv: counts and displacements (in extents) per peer. */
-#define ALLTOALLV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE)                         \
+#define ALLTOALLV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE)                   \
     EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
                     MPI_Datatype sendtype, void *recvbuf, const COUNT_T recvcounts[],          \
-                    const DISPL_T rdispls[], MPI_Datatype recvtype, MPI_Comm comm)             \
+                    const DISPL_T rdispls[], MPI_Datatype recvtype,                            \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
+        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
+        const MPI_Datatype *sendtypes = &sendtype, *recvtypes = &recvtype;                     \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !sendcounts ||   \
             !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
-                         recvtype, comm);                                                      \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, LARGE, false, -1};              \
+        const exchange_form form = {p.rank, false, USE, LARGE, LARGE, false, -1, FORM##_KIND}; \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, sendcounts, sdispls,  \
                              NULL, &form, 0),                                                  \
@@ -92,34 +100,35 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
                    blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, rdispls, NULL,    \
                              &form, 0),                                                        \
                    &form))                                                                     \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, \
-                         recvtype, comm);                                                      \
-        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
-        const MPI_Datatype *sendtypes = &sendtype, *recvtypes = &recvtype;                     \
+            goto unchanged;                                                                    \
         PACKED_SIDE(send)                                                                      \
         PACKED_SIDE(recv)                                                                      \
-        int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes[0], recvbuf, recvcounts,     \
-                       recvdispls, recvtypes[0], comm);                                        \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcounts, senddispls, sendtypes[0], recvbuf,   \
+                                     recvcounts, recvdispls, recvtypes[0], comm FORM##_ARGS),  \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,  \
+                                 rdispls, recvtype, comm FORM##_ARGS),                         \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* MPI_Alltoallw and MPI_Neighbor_alltoallw: a type per peer, displacements in bytes (int, or
  * MPI_Aint in the neighbourhood and large-count forms: AINT). */
-#define ALLTOALLW_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE, AINT)                   \
+#define ALLTOALLW_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE, AINT)             \
     EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
                     const MPI_Datatype sendtypes[], void *recvbuf, const COUNT_T recvcounts[], \
-                    const DISPL_T rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)    \
+                    const DISPL_T rdispls[], const MPI_Datatype recvtypes[],                   \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         if (sendbuf == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes || !recvcounts || \
             !rdispls || !recvtypes || !WHO(comm, &p) ||                                        \
             all_pass(p.send, sendtypes, p.recv, recvtypes))                                    \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
-                         rdispls, recvtypes, comm);                                            \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, AINT, false, -1};               \
+        const exchange_form form = {p.rank, false, USE, LARGE, AINT, false, -1, FORM##_KIND};  \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts,  \
                              sdispls, sendtypes, &form, 0),                                    \
@@ -127,39 +136,42 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
                    blocks_of(p.recv, p.peers, recvbuf, MPI_DATATYPE_NULL, recvcounts, rdispls, \
                              recvtypes, &form, 0),                                             \
                    &form))                                                                     \
-            return PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,         \
-                         rdispls, recvtypes, comm);                                            \
+            goto unchanged;                                                                    \
         const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
         PACKED_SIDE(send)                                                                      \
         PACKED_SIDE(recv)                                                                      \
-        int rc = PNAME(sendbuf, sendcounts, senddispls, sendtypes, recvbuf, recvcounts,        \
-                       recvdispls, recvtypes, comm);                                           \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcounts, senddispls, sendtypes, recvbuf,      \
+                                     recvcounts, recvdispls, recvtypes, comm FORM##_ARGS),     \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, \
+                                 rdispls, recvtypes, comm FORM##_ARGS),                        \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* the parties of the calls on all ranks, and of the neighbourhood calls */
 #define ALL parties_everyone
 #define NEIGHBOURS parties_neighbours
 
-ALLTOALL_SHIM(MPI_Alltoall, PMPI_Alltoall, int, ALL, USE_ALLTOALL, false)
-ALLTOALLV_SHIM(MPI_Alltoallv, PMPI_Alltoallv, int, int, ALL, USE_ALLTOALLV, false)
-ALLTOALLW_SHIM(MPI_Alltoallw, PMPI_Alltoallw, int, int, ALL, USE_ALLTOALLW, false, false)
-ALLTOALL_SHIM(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, int, NEIGHBOURS,
-              USE_NEIGHBOR_ALLTOALL, false)
-ALLTOALLV_SHIM(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, int, int, NEIGHBOURS,
-               USE_NEIGHBOR_ALLTOALLV, false)
-ALLTOALLW_SHIM(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, int, MPI_Aint, NEIGHBOURS,
-               USE_NEIGHBOR_ALLTOALLW, false, true)
+FORMS(ALLTOALL_SHIM, Alltoall, alltoall, , int, ALL, USE_ALLTOALL, false)
+FORMS(ALLTOALLV_SHIM, Alltoallv, alltoallv, , int, int, ALL, USE_ALLTOALLV, false)
+FORMS(ALLTOALLW_SHIM, Alltoallw, alltoallw, , int, int, ALL, USE_ALLTOALLW, false, false)
+FORMS(ALLTOALL_SHIM, Neighbor_alltoall, neighbor_alltoall, , int, NEIGHBOURS,
+      USE_NEIGHBOR_ALLTOALL, false)
+FORMS(ALLTOALLV_SHIM, Neighbor_alltoallv, neighbor_alltoallv, , int, int, NEIGHBOURS,
+      USE_NEIGHBOR_ALLTOALLV, false)
+FORMS(ALLTOALLW_SHIM, Neighbor_alltoallw, neighbor_alltoallw, , int, MPI_Aint, NEIGHBOURS,
+      USE_NEIGHBOR_ALLTOALLW, false, true)
 #if MEMCOMM_HAVE_LARGE_COUNT
-ALLTOALL_SHIM(MPI_Alltoall_c, PMPI_Alltoall_c, MPI_Count, ALL, USE_ALLTOALL, true)
-ALLTOALLV_SHIM(MPI_Alltoallv_c, PMPI_Alltoallv_c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLV, true)
-ALLTOALLW_SHIM(MPI_Alltoallw_c, PMPI_Alltoallw_c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLW, true,
-               true)
-ALLTOALL_SHIM(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c, MPI_Count, NEIGHBOURS,
-              USE_NEIGHBOR_ALLTOALL, true)
-ALLTOALLV_SHIM(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint,
-               NEIGHBOURS, USE_NEIGHBOR_ALLTOALLV, true)
-ALLTOALLW_SHIM(MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, MPI_Count, MPI_Aint,
-               NEIGHBOURS, USE_NEIGHBOR_ALLTOALLW, true, true)
+FORMS(ALLTOALL_SHIM, Alltoall, alltoall, _c, MPI_Count, ALL, USE_ALLTOALL, true)
+FORMS(ALLTOALLV_SHIM, Alltoallv, alltoallv, _c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLV, true)
+FORMS(ALLTOALLW_SHIM, Alltoallw, alltoallw, _c, MPI_Count, MPI_Aint, ALL, USE_ALLTOALLW, true,
+      true)
+FORMS(ALLTOALL_SHIM, Neighbor_alltoall, neighbor_alltoall, _c, MPI_Count, NEIGHBOURS,
+      USE_NEIGHBOR_ALLTOALL, true)
+FORMS(ALLTOALLV_SHIM, Neighbor_alltoallv, neighbor_alltoallv, _c, MPI_Count, MPI_Aint,
+      NEIGHBOURS, USE_NEIGHBOR_ALLTOALLV, true)
+FORMS(ALLTOALLW_SHIM, Neighbor_alltoallw, neighbor_alltoallw, _c, MPI_Count, MPI_Aint,
+      NEIGHBOURS, USE_NEIGHBOR_ALLTOALLW, true, true)
 #endif

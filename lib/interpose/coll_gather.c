@@ -1,5 +1,5 @@
-/* The rooted and gathering collectives with derived datatypes (lib/coll/exchange.h), blocking,
- * in the int form and, where the MPI declares them, the large-count form: MPI_Bcast,
+/* The rooted and gathering collectives with derived datatypes (lib/coll/exchange.h), in every
+ * form of interpose/coll_forms.h: MPI_Bcast,
  * MPI_Gather(v), MPI_Scatter(v) and MPI_Allgather(v) on an intracommunicator, and
  * MPI_Neighbor_allgather(v) among a topology's neighbours. A carried call packs the caller's
  * side that is worth it into a staging buffer, calls the MPI's same collective with the
@@ -13,6 +13,7 @@
 #include "../base/mpiutil.h"
 #include "../coll/blocks.h"
 #include "../p2p/message.h"
+#include "coll_forms.h"
 
 /* Whether a side the call has passes (no type of it is worth looking at). */
 static bool side_passes(bool present, MPI_Datatype type)
@@ -29,16 +30,19 @@ static bool rooted(MPI_Comm comm, int root, parties *p)
 
 /* The form of a rooted or gathering call: by element, the caller's own receive block kept
  * when `in_place`. */
-static exchange_form form_of(const parties *p, path_use use, bool large, bool in_place)
+static exchange_form form_of(const parties *p, path_use use, bool large, bool in_place,
+                             exchange_kind kind)
 {
-    return (exchange_form){p->rank, true, use, large, large, true, in_place ? p->rank : -1};
+    return (exchange_form){.rank = p->rank, .uniform = true, .use = use, .large_counts = large,
+                           .aint_displs = large, .by_element = true,
+                           .in_place = in_place ? p->rank : -1, .kind = kind};
 }
 
 /* Start a rooted call's exchange: a gather (`gathers`: one block from every rank to the root,
  * which receives a block from each, at `counts` and `displs` in the v form) or a scatter (the
  * other way round); `in_place`: the root's own block stays where it is. The "many" side is
  * the root's, the "one" side every rank's. False: not carried. */
-static bool rooted_exchange(exchange *x, const parties *p, int root, bool gathers,
+static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathers,
                             bool in_place, void *one_buf, int64_t one_count,
                             MPI_Datatype one_type, void *many_buf, MPI_Datatype many_type,
                             const void *counts, const void *displs, int64_t many_count,
@@ -54,151 +58,163 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
 }
 
 /* MPI_Bcast: the root sends its buffer, the others receive into theirs. */
-#define BCAST_SHIM(NAME, PNAME, COUNT_T, LARGE)                                                \
+#define BCAST_SHIM(NAME, PNAME, FORM, COUNT_T, LARGE)                                          \
     EXPORT int NAME(void *buffer, COUNT_T count, MPI_Datatype datatype, int root,              \
-                    MPI_Comm comm)                                                             \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         if (message_passes_all(datatype) || !rooted(comm, root, &p))                           \
-            return PNAME(buffer, count, datatype, root, comm);                                 \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const bool sends = p.rank == root;                                                     \
-        exchange_form form = form_of(&p, USE_BCAST, LARGE, false);                             \
+        exchange_form form = form_of(&p, USE_BCAST, LARGE, false, FORM##_KIND);                \
         form.rank = EXCHANGE_NO_SELF;                                                          \
         coll_block *mine = block_at(0, 1, buffer, count, datatype);                            \
         if (!blocks_exchange(&x, 1, sends, sends ? mine : NULL, !sends, sends ? NULL : mine,   \
                              &form))                                                           \
-            return PNAME(buffer, count, datatype, root, comm);                                 \
-        if (x.send_packed || x.recv_packed) {                                                  \
-            buffer = sends ? x.send_staging : x.recv_staging;                                  \
-            datatype = sends ? x.send_types[0] : x.recv_types[0];                              \
+            goto unchanged;                                                                    \
+        void *packed = buffer;                                                                 \
+        MPI_Datatype stand_in = datatype;                                                      \
+        if (x->send_packed || x->recv_packed) {                                                \
+            packed = sends ? x->send_staging : x->recv_staging;                                \
+            stand_in = sends ? x->send_types[0] : x->recv_types[0];                            \
         }                                                                                      \
-        int rc = PNAME(buffer, count, datatype, root, comm);                                   \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x, PNAME(packed, count, stand_in, root, comm FORM##_ARGS),      \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(buffer, count, datatype, root, comm FORM##_ARGS),             \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* A side of a non-v call that exchange_start packed: its buffer and type (the counts stay). */
 #define PACKED_BLOCKS(SIDE)                                                                    \
-    if (x.SIDE##_packed) {                                                                     \
-        SIDE##buf = x.SIDE##_staging;                                                          \
-        SIDE##type = x.SIDE##_types[0];                                                        \
+    if (x->SIDE##_packed) {                                                                    \
+        SIDE##buf = x->SIDE##_staging;                                                         \
+        SIDE##type = x->SIDE##_types[0];                                                       \
     }
 
 /* A side of a v call that exchange_start packed: its buffer, counts, displacements, type. */
 #define PACKED_VECTOR(SIDE, COUNTS, DISPLS, COUNT_T, DISPL_T)                                  \
-    if (x.SIDE##_packed) {                                                                     \
-        SIDE##buf = x.SIDE##_staging;                                                          \
-        COUNTS = (const COUNT_T *)x.SIDE##_counts;                                             \
-        DISPLS = (const DISPL_T *)x.SIDE##_displs;                                             \
-        SIDE##type = x.SIDE##_types[0];                                                        \
+    if (x->SIDE##_packed) {                                                                    \
+        SIDE##buf = x->SIDE##_staging;                                                         \
+        COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
+        DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
+        SIDE##type = x->SIDE##_types[0];                                                       \
     }
 
 /* MPI_Gather (GATHERS) and MPI_Scatter: every rank sends a block to the root, which receives
  * one from each rank, one after another; or the root sends them and every rank receives
- * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. */
-#define ROOTED_SHIM(NAME, PNAME, COUNT_T, USE, LARGE, GATHERS)                                 \
+ * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. The packed
+ * arguments replace the user's, which the MPI gets unchanged when memcomm does not carry. */
+#define ROOTED_SHIM(NAME, PNAME, FORM, COUNT_T, USE, LARGE, GATHERS)                           \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
-                    MPI_Comm comm)                                                             \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = (GATHERS ? sendbuf : recvbuf) == MPI_IN_PLACE;                   \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (side_passes(GATHERS ? !in_place : p.rank == root, sendtype) &&                    \
              side_passes(GATHERS ? p.rank == root : !in_place, recvtype)))                     \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
-                         comm);                                                                \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, GATHERS && in_place);               \
+        const exchange_form form = form_of(&p, USE, LARGE, GATHERS && in_place, FORM##_KIND);  \
         if (!(GATHERS ? rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf,         \
                                         sendcount, sendtype, recvbuf, recvtype, NULL, NULL,    \
                                         recvcount, &form)                                      \
                       : rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount,     \
                                         recvtype, (void *)sendbuf, sendtype, NULL, NULL,       \
                                         sendcount, &form)))                                    \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,     \
-                         comm);                                                                \
+            goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
-        int rc =                                                                               \
-            PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);     \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
+                                     recvtype, root, comm FORM##_ARGS),                        \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
+                                 root, comm FORM##_ARGS),                                      \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* MPI_Gatherv: the root's blocks at displacements, in units of the receive type's extent. */
-#define GATHERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                     \
+#define GATHERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, LARGE)                               \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)                            \
+                    MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (p.rank == root && (!recvcounts || !displs)) ||                                    \
             (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
-                         root, comm);                                                          \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_GATHERV, LARGE, in_place);                  \
+        const exchange_form form = form_of(&p, USE_GATHERV, LARGE, in_place, FORM##_KIND);     \
         if (!rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf, sendcount,         \
                              sendtype, recvbuf, recvtype, recvcounts, displs, 0, &form))       \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
-                         root, comm);                                                          \
+            goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
-        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,    \
-                       root, comm);                                                            \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts,        \
+                                     displs, recvtype, root, comm FORM##_ARGS),                \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,    \
+                                 recvtype, root, comm FORM##_ARGS),                            \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* MPI_Scatterv: the root's blocks at displacements, in units of the send type's extent. */
-#define SCATTERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, LARGE)                                    \
+#define SCATTERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, LARGE)                              \
     EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T displs[],   \
                     MPI_Datatype sendtype, void *recvbuf, COUNT_T recvcount,                   \
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)                            \
+                    MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (p.rank == root && (!sendcounts || !displs)) ||                                    \
             (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
-            return PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,  \
-                         root, comm);                                                          \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_SCATTERV, LARGE, false);                    \
+        const exchange_form form = form_of(&p, USE_SCATTERV, LARGE, false, FORM##_KIND);       \
         if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
                              (void *)sendbuf, sendtype, sendcounts, displs, 0, &form))         \
-            return PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,  \
-                         root, comm);                                                          \
+            goto unchanged;                                                                    \
         PACKED_VECTOR(send, sendcounts, displs, COUNT_T, DISPL_T)                              \
         PACKED_BLOCKS(recv)                                                                    \
-        int rc = PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,    \
-                       root, comm);                                                            \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf,           \
+                                     recvcount, recvtype, root, comm FORM##_ARGS),             \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,    \
+                                 recvtype, root, comm FORM##_ARGS),                            \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* MPI_Allgather and MPI_Neighbor_allgather: one block sent to every peer (none when it is
  * MPI_IN_PLACE, on all ranks only), one received from each, one after another. */
-#define ALLGATHER_SHIM(NAME, PNAME, COUNT_T, WHO, USE, LARGE)                                  \
+#define ALLGATHER_SHIM(NAME, PNAME, FORM, COUNT_T, WHO, USE, LARGE)                            \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm)    \
+                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,                   \
+                    MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
         if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
             !WHO(comm, &p) || (in_place && p.rank < 0))                                        \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, in_place);                          \
+        const exchange_form form = form_of(&p, USE, LARGE, in_place, FORM##_KIND);             \
         if (!blocks_exchange(                                                                  \
                 &x, p.peers, !in_place,                                                        \
                 in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
@@ -206,30 +222,34 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
                 blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,         \
                           recvcount),                                                          \
                 &form))                                                                        \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);    \
+            goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
-        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);      \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
+                                     recvtype, comm FORM##_ARGS),                              \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
+                                 comm FORM##_ARGS),                                            \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* MPI_Allgatherv and MPI_Neighbor_allgatherv: the received blocks at displacements, in units
  * of the receive type's extent. */
-#define ALLGATHERV_SHIM(NAME, PNAME, COUNT_T, DISPL_T, WHO, USE, LARGE)                        \
+#define ALLGATHERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE)                  \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
-                    MPI_Datatype recvtype, MPI_Comm comm)                                      \
+                    MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS)                        \
     {                                                                                          \
-        exchange x;                                                                            \
+        exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
         if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
             !recvcounts || !displs || !WHO(comm, &p) || (in_place && p.rank < 0))              \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
-                         comm);                                                                \
+            goto unchanged;                                                                    \
         const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, in_place);                          \
+        const exchange_form form = form_of(&p, USE, LARGE, in_place, FORM##_KIND);             \
         if (!blocks_exchange(                                                                  \
                 &x, p.peers, !in_place,                                                        \
                 in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
@@ -237,42 +257,45 @@ static bool rooted_exchange(exchange *x, const parties *p, int root, bool gather
                 blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, displs, NULL, &form, \
                           0),                                                                  \
                 &form))                                                                        \
-            return PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,  \
-                         comm);                                                                \
+            goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
-        int rc = PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,    \
-                       comm);                                                                  \
-        exchange_finish(&x, rc, began);                                                        \
-        return rc;                                                                             \
+        return exchange_called(x,                                                              \
+                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts,        \
+                                     displs, recvtype, comm FORM##_ARGS),                      \
+                               began, FORM##_REQUEST);                                         \
+    unchanged:                                                                                 \
+        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,    \
+                                 recvtype, comm FORM##_ARGS),                                  \
+                           FORM##_REQUEST);                                                    \
     }
 
 /* the parties of the calls on all ranks, and of the neighbourhood calls */
 #define ALL parties_everyone
 #define NEIGHBOURS parties_neighbours
 
-BCAST_SHIM(MPI_Bcast, PMPI_Bcast, int, false)
-ROOTED_SHIM(MPI_Gather, PMPI_Gather, int, USE_GATHER, false, true)
-GATHERV_SHIM(MPI_Gatherv, PMPI_Gatherv, int, int, false)
-ROOTED_SHIM(MPI_Scatter, PMPI_Scatter, int, USE_SCATTER, false, false)
-SCATTERV_SHIM(MPI_Scatterv, PMPI_Scatterv, int, int, false)
-ALLGATHER_SHIM(MPI_Allgather, PMPI_Allgather, int, ALL, USE_ALLGATHER, false)
-ALLGATHERV_SHIM(MPI_Allgatherv, PMPI_Allgatherv, int, int, ALL, USE_ALLGATHERV, false)
-ALLGATHER_SHIM(MPI_Neighbor_allgather, PMPI_Neighbor_allgather, int, NEIGHBOURS,
-               USE_NEIGHBOR_ALLGATHER, false)
-ALLGATHERV_SHIM(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, int, int, NEIGHBOURS,
-                USE_NEIGHBOR_ALLGATHERV, false)
+FORMS(BCAST_SHIM, Bcast, bcast, , int, false)
+FORMS(ROOTED_SHIM, Gather, gather, , int, USE_GATHER, false, true)
+FORMS(GATHERV_SHIM, Gatherv, gatherv, , int, int, false)
+FORMS(ROOTED_SHIM, Scatter, scatter, , int, USE_SCATTER, false, false)
+FORMS(SCATTERV_SHIM, Scatterv, scatterv, , int, int, false)
+FORMS(ALLGATHER_SHIM, Allgather, allgather, , int, ALL, USE_ALLGATHER, false)
+FORMS(ALLGATHERV_SHIM, Allgatherv, allgatherv, , int, int, ALL, USE_ALLGATHERV, false)
+FORMS(ALLGATHER_SHIM, Neighbor_allgather, neighbor_allgather, , int, NEIGHBOURS,
+      USE_NEIGHBOR_ALLGATHER, false)
+FORMS(ALLGATHERV_SHIM, Neighbor_allgatherv, neighbor_allgatherv, , int, int, NEIGHBOURS,
+      USE_NEIGHBOR_ALLGATHERV, false)
 #if MEMCOMM_HAVE_LARGE_COUNT
-BCAST_SHIM(MPI_Bcast_c, PMPI_Bcast_c, MPI_Count, true)
-ROOTED_SHIM(MPI_Gather_c, PMPI_Gather_c, MPI_Count, USE_GATHER, true, true)
-GATHERV_SHIM(MPI_Gatherv_c, PMPI_Gatherv_c, MPI_Count, MPI_Aint, true)
-ROOTED_SHIM(MPI_Scatter_c, PMPI_Scatter_c, MPI_Count, USE_SCATTER, true, false)
-SCATTERV_SHIM(MPI_Scatterv_c, PMPI_Scatterv_c, MPI_Count, MPI_Aint, true)
-ALLGATHER_SHIM(MPI_Allgather_c, PMPI_Allgather_c, MPI_Count, ALL, USE_ALLGATHER, true)
-ALLGATHERV_SHIM(MPI_Allgatherv_c, PMPI_Allgatherv_c, MPI_Count, MPI_Aint, ALL, USE_ALLGATHERV,
-                true)
-ALLGATHER_SHIM(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c, MPI_Count, NEIGHBOURS,
-               USE_NEIGHBOR_ALLGATHER, true)
-ALLGATHERV_SHIM(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, MPI_Count, MPI_Aint,
-                NEIGHBOURS, USE_NEIGHBOR_ALLGATHERV, true)
+FORMS(BCAST_SHIM, Bcast, bcast, _c, MPI_Count, true)
+FORMS(ROOTED_SHIM, Gather, gather, _c, MPI_Count, USE_GATHER, true, true)
+FORMS(GATHERV_SHIM, Gatherv, gatherv, _c, MPI_Count, MPI_Aint, true)
+FORMS(ROOTED_SHIM, Scatter, scatter, _c, MPI_Count, USE_SCATTER, true, false)
+FORMS(SCATTERV_SHIM, Scatterv, scatterv, _c, MPI_Count, MPI_Aint, true)
+FORMS(ALLGATHER_SHIM, Allgather, allgather, _c, MPI_Count, ALL, USE_ALLGATHER, true)
+FORMS(ALLGATHERV_SHIM, Allgatherv, allgatherv, _c, MPI_Count, MPI_Aint, ALL, USE_ALLGATHERV,
+      true)
+FORMS(ALLGATHER_SHIM, Neighbor_allgather, neighbor_allgather, _c, MPI_Count, NEIGHBOURS,
+      USE_NEIGHBOR_ALLGATHER, true)
+FORMS(ALLGATHERV_SHIM, Neighbor_allgatherv, neighbor_allgatherv, _c, MPI_Count, MPI_Aint,
+      NEIGHBOURS, USE_NEIGHBOR_ALLGATHERV, true)
 #endif

@@ -17,10 +17,11 @@
 static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
                   bool persistent, bool fill, carried_request *c)
 {
+    *c = (carried_request){0};
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
     if (!receive && !persistent &&
-        sendpath_for_nonblocking(c->m.analysis, USE_SEND, c->m.bytes) == SEND_BY_MPI) {
+        sendpath_for_nonblocking(c->m.analysis, USE_SEND, c->m.bytes, 2) == SEND_BY_MPI) {
         message_done(&c->m); /* the MPI's datatype send measured faster for this type */
         return false;
     }

@@ -29,7 +29,7 @@ static int code_at(int rc, const MPI_Status *status)
     return rc == MPI_ERR_IN_STATUS && status != MPI_STATUS_IGNORE ? status->MPI_ERROR : rc;
 }
 
-/* Statuses the MPI writes: the caller's, or (when ignored but a carried receive needs one)
+/* Statuses the MPI writes: the caller's, or (when ignored but a carried request wants one)
  * the call's own. */
 enum { SMALL = 16 };
 typedef struct {
@@ -37,11 +37,11 @@ typedef struct {
     bool allocated;
 } status_array;
 
-static bool statuses_for(status_array *s, int count, MPI_Status *given, int receives)
+static bool statuses_for(status_array *s, int count, MPI_Status *given, int with_status)
 {
     s->allocated = false;
     s->statuses = given;
-    if (given != MPI_STATUSES_IGNORE || receives == 0)
+    if (given != MPI_STATUSES_IGNORE || with_status == 0)
         return true;
     if (count <= SMALL) {
         s->statuses = s->small;
@@ -85,14 +85,14 @@ static int waitall_one_by_one(int count, MPI_Request requests[], request_claims 
 {
     int first_error = MPI_SUCCESS;
     for (request_entry *e = claims->first; e; e = e->next_claim)
-        if (e->c.receive) {
+        if (carried_wants_status(&e->c)) {
             e->status.MPI_ERROR = PMPI_Wait(&requests[e->index], &e->status);
             if (first_error == MPI_SUCCESS)
                 first_error = e->status.MPI_ERROR;
         }
     const int rc = PMPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
     for (request_entry *e = claims->first; e; e = e->next_claim) {
-        if (e->c.receive)
+        if (carried_wants_status(&e->c))
             settle(e, requests[e->index], true, e->status.MPI_ERROR, &e->status);
         else
             settle(e, requests[e->index], rc == MPI_SUCCESS, rc, MPI_STATUS_IGNORE);
@@ -106,7 +106,7 @@ static int testall_peeking(int count, MPI_Request requests[], int *flag, request
 {
     for (request_entry *e = claims->first; e; e = e->next_claim) {
         int ready = 0;
-        if (e->c.receive &&
+        if (carried_wants_status(&e->c) &&
             (PMPI_Request_get_status(requests[e->index], &ready, &e->status) != MPI_SUCCESS ||
              !ready)) {
             requests_return(claims);
@@ -117,7 +117,7 @@ static int testall_peeking(int count, MPI_Request requests[], int *flag, request
     const int rc = PMPI_Testall(count, requests, flag, MPI_STATUSES_IGNORE);
     for (request_entry *e = claims->first; e; e = e->next_claim) {
         settle(e, requests[e->index], *flag && rc == MPI_SUCCESS, rc,
-               e->c.receive ? &e->status : MPI_STATUS_IGNORE);
+               carried_wants_status(&e->c) ? &e->status : MPI_STATUS_IGNORE);
     }
     return rc;
 }
@@ -129,7 +129,7 @@ int completion_testall(int count, MPI_Request requests[], int *flag, MPI_Status 
     requests_claim(count, requests, &claims);
     status_array s;
     int done = 1, rc;
-    if (!statuses_for(&s, count, statuses, claims.receives)) {
+    if (!statuses_for(&s, count, statuses, claims.with_status)) {
         rc = blocking ? waitall_one_by_one(count, requests, &claims)
                       : testall_peeking(count, requests, &done, &claims);
     } else {
@@ -163,7 +163,7 @@ int completion_testany(int count, MPI_Request requests[], int *index, int *flag,
     request_claims claims;
     requests_claim(count, requests, &claims);
     MPI_Status own;
-    MPI_Status *st = claims.receives ? status_or(status, &own) : status;
+    MPI_Status *st = claims.with_status ? status_or(status, &own) : status;
     int done = 1;
     const int rc = blocking ? PMPI_Waitany(count, requests, index, st)
                             : PMPI_Testany(count, requests, index, &done, st);
@@ -223,7 +223,7 @@ int completion_testsome(int incount, MPI_Request requests[], int *outcount, int 
     request_claims claims;
     requests_claim(incount, requests, &claims);
     status_array s;
-    if (!statuses_for(&s, incount, statuses, claims.receives)) {
+    if (!statuses_for(&s, incount, statuses, claims.with_status)) {
         requests_return(&claims);
         return testsome_as_any(incount, requests, outcount, indices, blocking);
     }
@@ -265,7 +265,7 @@ int completion_peek(MPI_Request request, int *flag, MPI_Status *status)
 static void peeked_at(request_entry *e, MPI_Request request, int code, const MPI_Status *status)
 {
     int ready = 0;
-    if (status == MPI_STATUS_IGNORE && e->c.receive &&
+    if (status == MPI_STATUS_IGNORE && carried_wants_status(&e->c) &&
         PMPI_Request_get_status(request, &ready, &e->status) == MPI_SUCCESS && ready)
         status = &e->status;
     requests_peeked(e, code, status);

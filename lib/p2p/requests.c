@@ -103,9 +103,16 @@ static void recycle(request_entry *e)
 
 void carried_request_drop(carried_request *c)
 {
+    if (c->work_ops) {
+        c->work_ops->drop(c->work);
+        return;
+    }
     bufpool_give(c->packed);
     message_done(&c->m);
 }
+
+/* Whether completing the request means unpacking something (once). */
+static bool delivers(const carried_request *c) { return c->receive || c->work_ops; }
 
 static void release(request_entry *e)
 {
@@ -125,6 +132,17 @@ static request_entry *supersede_locked(MPI_Request request)
     if (old->c.receive) /* a send's handle can be the MPI's shared handle of a done request */
         stats_stale_request();
     return old->claimed ? NULL : old;
+}
+
+static void deliver(request_entry *e, int rc, const MPI_Status *status);
+
+/* A stale entry, taken out of the table: its request was complete when the MPI handed its
+ * handle out again (a collective's exchange unpacks now, as at any completion; a receive's
+ * status is lost and it is not unpacked), then it is released. */
+static void retire_stale(request_entry *e)
+{
+    deliver(e, MPI_SUCCESS, MPI_STATUS_IGNORE);
+    release(e);
 }
 
 request_entry *requests_reserve(void)
@@ -148,14 +166,16 @@ void requests_unreserve(request_entry *e) { recycle(e); }
 
 void requests_add(request_entry *e, MPI_Request request, const carried_request *c)
 {
-    *e = (request_entry){.request = request, .c = *c, .active = true};
+    /* a persistent request is inactive until started: freed before, it is freed at once,
+     * with nothing to complete or unpack */
+    *e = (request_entry){.request = request, .c = *c, .active = !c->persistent};
     atomic_fetch_add_explicit(&outstanding, 1, memory_order_relaxed);
     pthread_mutex_lock(&lock);
     request_entry *stale = supersede_locked(request);
     insert_locked(e);
     pthread_mutex_unlock(&lock);
     if (stale)
-        release(stale);
+        retire_stale(stale);
 }
 
 void requests_forget_stale(MPI_Request request)
@@ -166,7 +186,7 @@ void requests_forget_stale(MPI_Request request)
     request_entry *stale = supersede_locked(request);
     pthread_mutex_unlock(&lock);
     if (stale)
-        release(stale);
+        retire_stale(stale);
 }
 
 bool requests_outstanding(void)
@@ -178,7 +198,7 @@ void requests_claim(int count, const MPI_Request requests[], request_claims *out
 {
     request_entry **tail = &out->first;
     out->first = NULL;
-    out->receives = 0;
+    out->with_status = 0;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < count; i++) {
         request_entry *e = find_locked(requests[i]);
@@ -189,14 +209,18 @@ void requests_claim(int count, const MPI_Request requests[], request_claims *out
         e->next_claim = NULL;
         *tail = e;
         tail = &e->next_claim;
-        out->receives += e->c.receive;
+        out->with_status += carried_wants_status(&e->c);
     }
     pthread_mutex_unlock(&lock);
 }
 
 static void deliver(request_entry *e, int rc, const MPI_Status *status)
 {
-    if (e->c.receive && !e->delivered)
+    if (e->delivered)
+        return;
+    if (e->c.work_ops)
+        e->c.work_ops->deliver(e->c.work, rc);
+    else if (e->c.receive)
         message_deliver(&e->c.m, e->c.packed, rc, status, e->c.buf);
 }
 
@@ -233,7 +257,7 @@ void requests_return(request_claims *claims)
 void requests_peeked(request_entry *e, int rc, const MPI_Status *status)
 {
     deliver(e, rc, status);
-    e->delivered = e->c.receive;
+    e->delivered = delivers(&e->c);
 }
 
 void requests_start(int count, const MPI_Request requests[])
@@ -243,7 +267,9 @@ void requests_start(int count, const MPI_Request requests[])
     for (request_entry *e = claims.first; e; e = e->next_claim) {
         e->delivered = false;
         e->active = true;
-        if (e->c.persistent && !e->c.receive)
+        if (e->c.work_ops)
+            e->c.work_ops->start(e->c.work);
+        else if (e->c.persistent && !e->c.receive)
             e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count,
                                        e->c.packed);
     }

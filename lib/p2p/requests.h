@@ -15,9 +15,13 @@
  * holds it means the old request was completed behind memcomm's back (a Fortran binding or
  * another tool calling PMPI_Wait): that entry is dropped (its receive was never unpacked)
  * and counted (stats: stale requests). memcomm sees the new handle only from the calls it
- * intercepts; a handle reused by a call it does not intercept (one-sided, I/O, collectives)
+ * intercepts; a handle reused by a call it does not intercept (one-sided, I/O, reductions)
  * and then completed through MPI_Wait would be taken for the stale carried request: this
  * is documented in docs/errors.md.
+ *
+ * Besides messages, the table holds the non-blocking and persistent collectives memcomm
+ * carries (lib/coll/exchange.h), as requests of another kind (carried_work): they unpack at
+ * completion whatever the completion call, need no status, and pack at each start.
  *
  * Persistent requests pack the user's data at each start and stay until freed. A request the
  * user frees while active moves to a list of detached requests, completed by memcomm (at
@@ -32,15 +36,33 @@
 
 #include "message.h"
 
+/* A carried request of another kind than a message (a collective's exchange, lib/coll): what
+ * it does at each step in place of a message's, on its own `work`. */
+typedef struct {
+    void (*start)(void *work);            /* MPI_Start of a persistent request: pack */
+    void (*deliver)(void *work, int rc);  /* completed with the request's own code: unpack */
+    void (*drop)(void *work);             /* give everything back */
+} carried_work;
+
 typedef struct {
     bool receive, persistent;
     message m;
     void *packed;
     void *buf; /* the user's buffer: unpacked into (receive) or packed from at each start */
     int64_t count;
+    const carried_work *work_ops; /* not NULL: a request of another kind, `work` its state */
+    void *work;
 } carried_request;
 
-/* Give back what a carried request holds: its packed buffer and analysis. */
+/* Whether completing the request needs its status: a receive's says how much arrived; a
+ * collective's holds its own error code where the call's is MPI_ERR_IN_STATUS (MPICH 5.0's
+ * MPI_Testall says so of a persistent collective that succeeded). */
+static inline bool carried_wants_status(const carried_request *c)
+{
+    return c->receive || c->work_ops;
+}
+
+/* Give back what a carried request holds: its packed buffer and analysis, or its work. */
 void carried_request_drop(carried_request *c);
 
 typedef struct request_entry request_entry;
@@ -49,7 +71,7 @@ struct request_entry {
     carried_request c;
     bool in_table;  /* findable by its handle (not superseded, detached or finished) */
     bool claimed;   /* by a completion call, which finishes or unclaims it */
-    bool active;    /* started and not completed (non-persistent: from the start) */
+    bool active;    /* started and not completed (non-persistent: from the call) */
     bool delivered; /* a receive unpacked already, when MPI_Request_get_status saw it */
     bool completed; /* by the claiming call (requests_complete) */
     int index;      /* its position in the claiming call's array */
@@ -76,11 +98,12 @@ void requests_forget_stale(MPI_Request request);
 bool requests_outstanding(void);
 
 /* The entries of the non-null handles among requests[0..count), claimed, in ascending
- * index order (each knows its index); `receives` counts the receives among them. An entry
+ * index order (each knows its index); `with_status` counts those that want their status
+ * (carried_wants_status). An entry
  * claimed already (the same handle twice in one array) is not claimed again. */
 typedef struct {
     request_entry *first;
-    int receives;
+    int with_status;
 } request_claims;
 void requests_claim(int count, const MPI_Request requests[], request_claims *out);
 

@@ -1,17 +1,20 @@
-/* Collectives through memcomm, against the MPI alone: MPI_Alltoall, MPI_Alltoallv and
- * MPI_Alltoallw and their MPI_Neighbor_ forms on a graph of all ranks (their _c forms too
- * where the MPI has them) with random datatypes of every
- * constructor (one type per call, or one per ordered pair of ranks for Alltoallw), random
- * counts (zero included) and random gaps between the peers' blocks; plus a 2-D FFT's
- * transpose (ddtbench's FFT2 receive layout: single complex elements placed column by column)
- * and MPI_IN_PLACE. Every call is repeated by the MPI alone (the PMPI_ entry point, which
- * memcomm does not see) into an identically prefilled buffer; compared: the error class and
- * every byte of the receive buffer, gaps included, except bytes the MPI alone writes
- * differently before and after memcomm's call (Open MPI's padding of MPI_LONG_DOUBLE); where
- * the MPI's collective delivers other bytes than its own MPI_Pack and MPI_Unpack (Open MPI
- * 5.0, for some types with misaligned elements), either is accepted. Layouts
- * whose receive blocks overlap are compared by error class only (the MPI writes overlapping
- * bytes in an order of its own).
+/* Collectives through memcomm, against the MPI alone: MPI_Alltoall(v,w), MPI_Bcast,
+ * MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v) and the MPI_Neighbor_ forms of the
+ * alltoalls and allgathers on a graph of all ranks (their _c forms too where the MPI has
+ * them), each blocking, non-blocking (completed by each completion call in turn) or
+ * persistent (started twice, the first time from a scrambled send buffer), with random
+ * datatypes of every constructor (one type per call, or one per ordered pair of ranks for
+ * Alltoallw), random counts (zero included), roots and gaps between the peers' blocks,
+ * MPI_IN_PLACE; plus a 2-D FFT's transpose (ddtbench's FFT2 receive layout: single complex
+ * elements placed column by column), every rooted call with 1 MiB blocks, and carried
+ * requests in flight together. Every call is repeated by the MPI alone (the PMPI_ entry
+ * points, which memcomm does not see, the same completion calls included) into an
+ * identically prefilled buffer; compared: the error class and every byte of the receive
+ * buffer, gaps included, except bytes the MPI alone writes differently before and after
+ * memcomm's call (Open MPI's padding of MPI_LONG_DOUBLE); where the MPI's collective
+ * delivers other bytes than its own MPI_Pack and MPI_Unpack (Open MPI 5.0, for some types
+ * with misaligned elements), either is accepted. Layouts whose receive blocks overlap are
+ * compared by error class only (the MPI writes overlapping bytes in an order of its own).
  *
  * CTest runs it on 2 and 3 ranks, and with MEMCOMM_DISABLE=1 on one rank (a peer without
  * memcomm).
@@ -61,7 +64,6 @@ static bool large_count;
  * goes to and comes from rank j as in MPI_Alltoall */
 static bool neighbour;
 static MPI_Comm neighbourhood = MPI_COMM_NULL;
-static long long carried[CALLS]; /* calls memcomm packed or unpacked something of */
 static long long failures, compared, overlapping, unstable, neighbour_calls, pack_differs;
 
 #if MEMCOMM_HAVE_LARGE_COUNT
@@ -181,9 +183,110 @@ static unsigned char *pack_reference(const side *send, const side *recv)
 static int root;
 static bool in_place;
 
-/* The MPI function of a call: memcomm's entry point (pass 0) or the MPI's own (PMPI_). */
+/* How the case's call is made: blocking; non-blocking (MPI_I...), its request completed by
+ * one of the completion calls in turn; or persistent (..._init), started twice (the first
+ * time from a scrambled send buffer: each start must pack anew), completed as the
+ * non-blocking ones, then freed. */
+typedef enum { F_BLOCKING, F_NONBLOCKING, F_PERSISTENT, FORMS } call_form;
+static const char *form_names[FORMS] = {"blocking", "non-blocking", "persistent"};
+static call_form form;
+static long long carried_forms[CALLS][FORMS]; /* calls memcomm packed or unpacked in */
+enum { COMPLETIONS = 9 };
+static const char *completion_names[COMPLETIONS] = {
+    "MPI_Wait",    "MPI_Test",     "MPI_Waitall",  "MPI_Testall",           "MPI_Waitany",
+    "MPI_Testany", "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"};
+static int completion; /* the completion call of memcomm's pass of the case */
+
+/* The MPI function of a call in the case's form: memcomm's entry point (pass 0) or the MPI's
+ * own (PMPI_), with the form's request arguments. */
 #define PICK(NAME) (pass ? P##NAME : NAME)
-#define PICK_NEIGHBOUR(NAME, NAME_) (neighbour ? PICK(MPI_Neighbor_##NAME) : PICK(MPI_##NAME_))
+
+/* Complete `*request` with completion call `how` (memcomm's entry point, pass 0, or the MPI's
+ * own), among a null request (the array forms): its error code, as the call gives it. */
+static int complete_by(int how, int pass, MPI_Request *request)
+{
+    MPI_Request both[2] = {MPI_REQUEST_NULL, *request};
+    MPI_Status statuses[2];
+    int flag = 0, index = -1, outcount = 0, indices[2], rc = MPI_SUCCESS;
+    switch (how) {
+    case 0:
+        return PICK(MPI_Wait)(request, MPI_STATUS_IGNORE);
+    case 1:
+        while (rc == MPI_SUCCESS && !flag)
+            rc = PICK(MPI_Test)(request, &flag, MPI_STATUS_IGNORE);
+        return rc;
+    case 2:
+        rc = PICK(MPI_Waitall)(2, both, statuses);
+        break;
+    case 3:
+        while (rc == MPI_SUCCESS && !flag)
+            rc = PICK(MPI_Testall)(2, both, &flag, MPI_STATUSES_IGNORE);
+        break;
+    case 4:
+        rc = PICK(MPI_Waitany)(2, both, &index, MPI_STATUS_IGNORE);
+        break;
+    case 5:
+        while (rc == MPI_SUCCESS && !flag)
+            rc = PICK(MPI_Testany)(2, both, &index, &flag, MPI_STATUS_IGNORE);
+        break;
+    case 6:
+        rc = PICK(MPI_Waitsome)(2, both, &outcount, indices, statuses);
+        break;
+    case 7:
+        while (rc == MPI_SUCCESS && outcount == 0)
+            rc = PICK(MPI_Testsome)(2, both, &outcount, indices, MPI_STATUSES_IGNORE);
+        break;
+    default: /* found complete first (memcomm unpacks then), then completed */
+        while (rc == MPI_SUCCESS && !flag)
+            rc = PICK(MPI_Request_get_status)(*request, &flag, MPI_STATUS_IGNORE);
+        return rc == MPI_SUCCESS ? PICK(MPI_Wait)(request, MPI_STATUS_IGNORE) : rc;
+    }
+    *request = both[1];
+    return rc;
+}
+
+/* The request that a non-blocking or persistent call (pass 0: memcomm's, else the MPI's
+ * alone) started with code `rc`, completed: its code. Persistent: started twice, the first
+ * time with `send`'s buffer scrambled, then freed; the receive buffer (`recv` at `rbuf`) is
+ * what the last completion left (what the program may read then), whatever the freeing
+ * writes. */
+static int complete(int rc, MPI_Request *request, int pass, const side *send,
+                    const side *recv, void *rbuf)
+{
+    if (form == F_BLOCKING || rc != MPI_SUCCESS)
+        return rc;
+    if (form == F_NONBLOCKING)
+        return complete_by(completion, pass, request);
+    for (int round = 0; round < 2; round++) {
+        for (int64_t k = 0; k < send->span; k++) /* scrambled, then back (a second xor) */
+            send->buf[k] ^= 0xA5;
+        if (rc == MPI_SUCCESS)
+            rc = pass ? PMPI_Start(request) : MPI_Start(request);
+        if (rc == MPI_SUCCESS)
+            rc = complete_by((completion + round) % COMPLETIONS, pass, request);
+    }
+    unsigned char *received = (unsigned char *)rbuf + recv->lo, *kept = malloc(recv->span);
+    memcpy(kept, received, recv->span);
+    const int freed = pass ? PMPI_Request_free(request) : MPI_Request_free(request);
+    memcpy(received, kept, recv->span);
+    free(kept);
+    return rc == MPI_SUCCESS ? freed : rc;
+}
+
+#if MEMCOMM_HAVE_PERSISTENT_COLLECTIVES
+#define INIT_FORM(NAME, ...) PICK(NAME)(__VA_ARGS__, MPI_INFO_NULL, &request)
+#else
+#define INIT_FORM(NAME, ...) MPI_ERR_OTHER
+#endif
+#define IN_FORM(NAME, LOWER, SUFFIX, ...)                                                      \
+    complete(form == F_BLOCKING      ? PICK(MPI_##NAME##SUFFIX)(__VA_ARGS__)                   \
+             : form == F_NONBLOCKING ? PICK(MPI_I##LOWER##SUFFIX)(__VA_ARGS__, &request)       \
+                                     : INIT_FORM(MPI_##NAME##_init##SUFFIX, __VA_ARGS__),      \
+             &request, pass, send, recv, rbuf)
+/* the MPI_Neighbor_ form on `neighbour` cases */
+#define EITHER(NAME, LOWER, SUFFIX, ...)                                                       \
+    (neighbour ? IN_FORM(Neighbor_##LOWER, neighbor_##LOWER, SUFFIX, __VA_ARGS__)              \
+               : IN_FORM(NAME, LOWER, SUFFIX, __VA_ARGS__))
 
 /* One call `how` of the case on `send` and `recv` (receiving at `rbuf`), by memcomm (pass 0)
  * or the MPI alone, in the int or (large_count) the _c form; `counts` are the arguments as
@@ -194,6 +297,7 @@ static int invoke(call how, int pass, const side *send, const side *recv, void *
 {
     const MPI_Datatype *st = send->type, *rt = recv->type;
     void *sbuf = origin(send);
+    MPI_Request request = MPI_REQUEST_NULL;
     /* MPI_IN_PLACE: the root's (MPI_Gather(v), MPI_Scatter(v)) or everyone's (Allgather(v)) */
     const bool own_in_place = in_place && (how >= C_ALLGATHER || rank == root);
     const void *gbuf = own_in_place ? MPI_IN_PLACE : sbuf; /* a gathering call's send buffer */
@@ -214,68 +318,72 @@ static int invoke(call how, int pass, const side *send, const side *recv, void *
                 cc[k][j] = counts[k][j];
         switch (how) {
         case C_ALLTOALL:
-            return PICK_NEIGHBOUR(alltoall_c, Alltoall_c)(
-                sbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], comm);
+            return EITHER(Alltoall, alltoall, _c, sbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0],
+                          comm);
         case C_ALLTOALLV:
-            return PICK_NEIGHBOUR(alltoallv_c, Alltoallv_c)(
-                sbuf, cc[0], da[1], st[0], rbuf, cc[2], da[3], rt[0], comm);
+            return EITHER(Alltoallv, alltoallv, _c, sbuf, cc[0], da[1], st[0], rbuf, cc[2],
+                          da[3], rt[0], comm);
         case C_ALLTOALLW:
-            return PICK_NEIGHBOUR(alltoallw_c, Alltoallw_c)(
-                sbuf, cc[0], da[1], st, rbuf, cc[2], da[3], rt, comm);
+            return EITHER(Alltoallw, alltoallw, _c, sbuf, cc[0], da[1], st, rbuf, cc[2], da[3],
+                          rt, comm);
         case C_BCAST:
-            return rank == root ? PICK(MPI_Bcast_c)(sbuf, cc[0][0], st[0], root, comm)
-                                : PICK(MPI_Bcast_c)(rbuf, cc[2][0], rt[0], root, comm);
+            return rank == root
+                       ? IN_FORM(Bcast, bcast, _c, sbuf, cc[0][0], st[0], root, comm)
+                       : IN_FORM(Bcast, bcast, _c, rbuf, cc[2][0], rt[0], root, comm);
         case C_GATHER:
-            return PICK(MPI_Gather_c)(gbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], root, comm);
+            return IN_FORM(Gather, gather, _c, gbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0],
+                           root, comm);
         case C_GATHERV:
-            return PICK(MPI_Gatherv_c)(gbuf, cc[0][0], st[0], rbuf, cc[2], da[3], rt[0], root,
-                                       comm);
+            return IN_FORM(Gatherv, gatherv, _c, gbuf, cc[0][0], st[0], rbuf, cc[2], da[3],
+                           rt[0], root, comm);
         case C_SCATTER:
-            return PICK(MPI_Scatter_c)(sbuf, cc[0][0], st[0], scatter_rbuf, cc[2][0], rt[0],
-                                       root, comm);
+            return IN_FORM(Scatter, scatter, _c, sbuf, cc[0][0], st[0], scatter_rbuf,
+                           cc[2][0], rt[0], root, comm);
         case C_SCATTERV:
-            return PICK(MPI_Scatterv_c)(sbuf, cc[0], da[1], st[0], scatter_rbuf, cc[2][0],
-                                        rt[0], root, comm);
+            return IN_FORM(Scatterv, scatterv, _c, sbuf, cc[0], da[1], st[0], scatter_rbuf,
+                           cc[2][0], rt[0], root, comm);
         case C_ALLGATHER:
-            return PICK_NEIGHBOUR(allgather_c, Allgather_c)(
-                gbuf, cc[0][0], st[0], rbuf, cc[2][0], rt[0], comm);
+            return EITHER(Allgather, allgather, _c, gbuf, cc[0][0], st[0], rbuf, cc[2][0],
+                          rt[0], comm);
         default:
-            return PICK_NEIGHBOUR(allgatherv_c, Allgatherv_c)(
-                gbuf, cc[0][0], st[0], rbuf, cc[2], da[3], rt[0], comm);
+            return EITHER(Allgatherv, allgatherv, _c, gbuf, cc[0][0], st[0], rbuf, cc[2],
+                          da[3], rt[0], comm);
         }
     }
 #endif
     switch (how) {
     case C_ALLTOALL:
-        return PICK_NEIGHBOUR(alltoall, Alltoall)(
-            sbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], comm);
+        return EITHER(Alltoall, alltoall, , sbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], comm);
     case C_ALLTOALLV:
-        return PICK_NEIGHBOUR(alltoallv, Alltoallv)(
-            sbuf, ci[0], ci[1], st[0], rbuf, ci[2], ci[3], rt[0], comm);
+        return EITHER(Alltoallv, alltoallv, , sbuf, ci[0], ci[1], st[0], rbuf, ci[2], ci[3],
+                      rt[0], comm);
     case C_ALLTOALLW:
         if (neighbour)
-            return PICK(MPI_Neighbor_alltoallw)(sbuf, ci[0], wa[0], st, rbuf, ci[2], wa[1], rt,
-                                                comm);
-        return PICK(MPI_Alltoallw)(sbuf, ci[0], ci[1], st, rbuf, ci[2], ci[3], rt, comm);
+            return IN_FORM(Neighbor_alltoallw, neighbor_alltoallw, , sbuf, ci[0], wa[0], st,
+                           rbuf, ci[2], wa[1], rt, comm);
+        return IN_FORM(Alltoallw, alltoallw, , sbuf, ci[0], ci[1], st, rbuf, ci[2], ci[3], rt,
+                       comm);
     case C_BCAST:
-        return rank == root ? PICK(MPI_Bcast)(sbuf, ci[0][0], st[0], root, comm)
-                            : PICK(MPI_Bcast)(rbuf, ci[2][0], rt[0], root, comm);
+        return rank == root ? IN_FORM(Bcast, bcast, , sbuf, ci[0][0], st[0], root, comm)
+                            : IN_FORM(Bcast, bcast, , rbuf, ci[2][0], rt[0], root, comm);
     case C_GATHER:
-        return PICK(MPI_Gather)(gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], root, comm);
+        return IN_FORM(Gather, gather, , gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], root,
+                       comm);
     case C_GATHERV:
-        return PICK(MPI_Gatherv)(gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3], rt[0], root, comm);
+        return IN_FORM(Gatherv, gatherv, , gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3], rt[0],
+                       root, comm);
     case C_SCATTER:
-        return PICK(MPI_Scatter)(sbuf, ci[0][0], st[0], scatter_rbuf, ci[2][0], rt[0], root,
-                                 comm);
+        return IN_FORM(Scatter, scatter, , sbuf, ci[0][0], st[0], scatter_rbuf, ci[2][0], rt[0],
+                       root, comm);
     case C_SCATTERV:
-        return PICK(MPI_Scatterv)(sbuf, ci[0], ci[1], st[0], scatter_rbuf, ci[2][0], rt[0],
-                                  root, comm);
+        return IN_FORM(Scatterv, scatterv, , sbuf, ci[0], ci[1], st[0], scatter_rbuf, ci[2][0],
+                       rt[0], root, comm);
     case C_ALLGATHER:
-        return PICK_NEIGHBOUR(allgather, Allgather)(
-            gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0], comm);
+        return EITHER(Allgather, allgather, , gbuf, ci[0][0], st[0], rbuf, ci[2][0], rt[0],
+                      comm);
     default:
-        return PICK_NEIGHBOUR(allgatherv, Allgatherv)(
-            gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3], rt[0], comm);
+        return EITHER(Allgatherv, allgatherv, , gbuf, ci[0][0], st[0], rbuf, ci[2], ci[3],
+                      rt[0], comm);
     }
 }
 
@@ -339,7 +447,7 @@ static void run_call(call how, side *send, side *recv, const side *to, const sid
      * (Open MPI's MPI_LONG_DOUBLE padding, filled from what its previous calls left): only
      * the error class can be compared */
     const bool passed = stats_after.handled_calls == stats_before.handled_calls;
-    carried[how] += !passed;
+    carried_forms[how][form] += !passed;
     if (passed && (!stable || collective_differs))
         at = -1;
     free(by_pack);
@@ -351,10 +459,11 @@ static void run_call(call how, side *send, side *recv, const side *to, const sid
         at >= 0) {
         failures++;
         fprintf(stderr,
-                "test_coll: rank %d: %s%s%s of %s differs from the MPI alone: rc %d vs %d, bytes "
-                "from %" PRId64 " of %" PRId64 "\n",
+                "test_coll: rank %d: %s%s%s (%s%s%s) of %s differs from the MPI alone: rc %d "
+                "vs %d, bytes from %" PRId64 " of %" PRId64 "\n",
                 rank, neighbour ? "MPI_Neighbor_" : "", call_names[how] + (neighbour ? 4 : 0),
-                large_count ? "_c" : "", what, error_class(rc),
+                large_count ? "_c" : "", form_names[form], form ? ", completed by " : "",
+                form ? completion_names[completion] : "", what, error_class(rc),
                 error_class(ref), at, recv->span);
     }
     free(want);
@@ -578,6 +687,8 @@ static void run_large_rooted(void)
         for (root = 0; root < nranks; root++) {
             neighbour = large_count = false;
             in_place = has_in_place_form(how) && root % 2 == 1;
+            form = (call_form)((how + root) % (MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 3 : 2));
+            completion = (how + root) % COMPLETIONS;
             MPI_Datatype column[2];
             for (int k = 0; k < 2; k++) {
                 MPI_Type_vector(4096, 1, 2, MPI_DOUBLE, &column[k]);
@@ -595,6 +706,8 @@ static void run_random(uint64_t seed, long long c)
     const call how = (call)rng_range(&r, 0, CALLS - 1);
     large_count = MEMCOMM_HAVE_LARGE_COUNT && rng_range(&r, 0, 1);
     neighbour = rng_range(&r, 0, 3) == 0 && has_neighbour_form(how);
+    form = (call_form)rng_range(&r, 0, MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 2 : 1);
+    completion = (int)rng_range(&r, 0, COMPLETIONS - 1);
     in_place = false;
     if (how >= C_BCAST) {
         run_random_rooted(seed, c, how, &r);
@@ -657,9 +770,11 @@ static void run_fft2(int n)
         send.count[j] = 1;
         recv.count[j] = rows;
     }
-    for (int form = 0; form < 1 + MEMCOMM_HAVE_LARGE_COUNT; form++) {
-        large_count = form == 1;
+    for (int width = 0; width < 1 + MEMCOMM_HAVE_LARGE_COUNT; width++) {
+        large_count = width == 1;
         for (call how = C_ALLTOALL; how <= C_ALLTOALLW; how++) {
+            form = (call_form)((how + width) % (MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 3 : 2));
+            completion = how;
             place(&send, how, gaps, 7 + (uint64_t)rank);
             place(&recv, how, gaps, 8);
             run_call(how, &send, &recv, &send, &recv, "a 2-D FFT's transpose");
@@ -692,6 +807,52 @@ static void check_in_place(void)
     MPI_Type_free(&column);
 }
 
+/* Carried requests in flight together: two MPI_Ialltoall of column types on one
+ * communicator and an MPI_Ibcast, completed by one MPI_Waitall in an order of the MPI's; and
+ * a persistent MPI_Alltoall_init freed before any start, which leaves the receive buffer
+ * alone. Compared with the MPI alone. */
+static void check_outstanding(void)
+{
+    enum { N = 16 * 32 };
+    MPI_Datatype column;
+    MPI_Type_vector(8, 1, 4, MPI_DOUBLE, &column);
+    MPI_Type_commit(&column);
+    static double send[2][N], mine[3][N], want[3][N];
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < 2; i++)
+            send[i][k] = 100000.0 * i + 1000.0 * rank + k;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < N; k++)
+            mine[i][k] = want[i][k] = -1.0 - k;
+    for (int k = 0; rank == 0 && k < N; k++)
+        mine[2][k] = want[2][k] = 7.0 * k;
+    memcomm_stats before, after;
+    memcomm_stats_get(&before);
+    MPI_Request requests[3];
+    CHECK(MPI_Ialltoall(send[0], 1, column, mine[0], 1, column, MPI_COMM_WORLD,
+                        &requests[0]) == MPI_SUCCESS);
+    CHECK(MPI_Ialltoall(send[1], 1, column, mine[1], 1, column, MPI_COMM_WORLD,
+                        &requests[1]) == MPI_SUCCESS);
+    CHECK(MPI_Ibcast(mine[2], 1, column, 0, MPI_COMM_WORLD, &requests[2]) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(3, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    memcomm_stats_get(&after);
+    for (int i = 0; i < 2; i++)
+        PMPI_Alltoall(send[i], 1, column, want[i], 1, column, MPI_COMM_WORLD);
+    PMPI_Bcast(want[2], 1, column, 0, MPI_COMM_WORLD);
+    CHECK(memcmp(mine, want, sizeof mine) == 0);
+    const char *disabled = getenv("MEMCOMM_DISABLE");
+    if (!disabled || !*disabled || !strcmp(disabled, "0"))
+        CHECK(after.handled_calls > before.handled_calls);
+#if MEMCOMM_HAVE_PERSISTENT_COLLECTIVES
+    MPI_Request persistent;
+    CHECK(MPI_Alltoall_init(send[0], 1, column, mine[0], 1, column, MPI_COMM_WORLD,
+                            MPI_INFO_NULL, &persistent) == MPI_SUCCESS);
+    CHECK(MPI_Request_free(&persistent) == MPI_SUCCESS && persistent == MPI_REQUEST_NULL);
+    CHECK(memcmp(mine, want, sizeof mine) == 0);
+#endif
+    MPI_Type_free(&column);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -711,11 +872,12 @@ int main(int argc, char **argv)
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nranks, everyone, weights, nranks, everyone,
                                    weights, MPI_INFO_NULL, 0, &neighbourhood);
     MPI_Comm_set_errhandler(neighbourhood, MPI_ERRORS_RETURN);
-    long long cases = 600;
+    long long cases = 900;
     uint64_t seed = 20261124;
     recipe_options(argc, argv, &cases, &seed);
 
     check_in_place();
+    check_outstanding();
     run_fft2(12 * nranks);
     run_large_rooted();
     for (long long c = 0; c < cases; c++)
@@ -739,11 +901,14 @@ int main(int argc, char **argv)
     /* the comparison proves something only if memcomm carried calls itself */
     CHECK(active ? stats.handled_calls >= 50 : stats.handled_calls == 0);
     CHECK(neighbour_calls > 0);
-    /* and only for the calls it carried: every kind, given enough cases */
-    printf("test_coll: rank %d: calls memcomm carried:", rank);
-    for (call how = 0; how < CALLS; how++) {
-        printf(" %s %lld%s", call_names[how] + 4, carried[how], how + 1 < CALLS ? "," : "\n");
-        CHECK(!active || cases < 200 || carried[how] > 0);
+    /* and only for the calls it carried: every kind in every form, given enough cases */
+    for (call_form f = 0; f < 2 + MEMCOMM_HAVE_PERSISTENT_COLLECTIVES; f++) {
+        printf("test_coll: rank %d: %s calls memcomm carried:", rank, form_names[f]);
+        for (call how = 0; how < CALLS; how++) {
+            printf(" %s %lld%s", call_names[how] + 4, carried_forms[how][f],
+                   how + 1 < CALLS ? "," : "\n");
+            CHECK(!active || cases < 200 || carried_forms[how][f] > 0);
+        }
     }
     int code = check_summary("test_coll");
     MPI_Comm_free(&neighbourhood);

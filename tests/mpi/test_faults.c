@@ -7,9 +7,10 @@
  * MPI_Pack/Unpack are compared with PMPI_Pack/Unpack. Messages of the column go from rank 0 to
  * rank 1 by every kind of call memcomm carries (blocking, non-blocking completed by each
  * completion call, persistent, freed, matched), the other types blocking and by Waitall
- * (fewer allocations, so a shorter sweep, through the same code); rank 1 compares each receive with what the MPI's own
- * pack and unpack of the same data give. Rank 0 prints "allocations: N", the most either
- * rank asked memcomm for. */
+ * (fewer allocations, so a shorter sweep, through the same code); rank 1 compares each
+ * receive with what the MPI's own pack and unpack of the same data give. Then the column goes
+ * through collectives in each form, compared with the MPI alone. Rank 0 prints
+ * "allocations: N", the most either rank asked memcomm for. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,49 @@ static void exchange(int rank, int t, way how)
     }
 }
 
+/* The collectives memcomm carries, with the column type: MPI_Alltoall and MPI_Allgather,
+ * blocking, non-blocking and (where the MPI has it) persistent; each receive compared with
+ * the MPI alone's. */
+static void collectives(int rank)
+{
+    static unsigned char send[SPAN], mine[SPAN], want[SPAN];
+    const MPI_Datatype t = types[0];
+    fill(send, SPAN, 40 + (unsigned)rank);
+    for (int gather = 0; gather < 2; gather++)
+        for (int form = 0; form < 2 + MEMCOMM_HAVE_PERSISTENT_COLLECTIVES; form++) {
+            fill(mine, SPAN, 7);
+            fill(want, SPAN, 7);
+            MPI_Request r;
+            if (form == 0 && gather)
+                MPI_Allgather(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD);
+            else if (form == 0)
+                MPI_Alltoall(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD);
+            else if (form == 1 && gather)
+                MPI_Iallgather(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD, &r);
+            else if (form == 1)
+                MPI_Ialltoall(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD, &r);
+#if MEMCOMM_HAVE_PERSISTENT_COLLECTIVES
+            else if (gather)
+                MPI_Allgather_init(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD,
+                                   MPI_INFO_NULL, &r);
+            else
+                MPI_Alltoall_init(send, COUNT, t, mine, COUNT, t, MPI_COMM_WORLD,
+                                  MPI_INFO_NULL, &r);
+            if (form == 2)
+                MPI_Start(&r);
+#endif
+            if (form > 0)
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            if (form == 2)
+                MPI_Request_free(&r);
+            if (gather)
+                PMPI_Allgather(send, COUNT, t, want, COUNT, t, MPI_COMM_WORLD);
+            else
+                PMPI_Alltoall(send, COUNT, t, want, COUNT, t, MPI_COMM_WORLD);
+            CHECK(memcmp(mine, want, SPAN) == 0);
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -184,6 +228,7 @@ int main(int argc, char **argv)
         exchange(rank, t, BLOCKING);
         exchange(rank, t, WAITALL);
     }
+    collectives(rank);
     for (int t = 0; t < TYPES; t++)
         MPI_Type_free(&types[t]);
     memcomm_stats s;

@@ -215,6 +215,7 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
     records = [runs[0].result(r) for r in runs[0].results]
     assert {r["pattern"] for r in records} == {
         "fft2 64^2 complex, Alltoall",
+        "fft2 64^2 complex, Ialltoall",
         "fft2 blocks 64^2 complex, Alltoall",
         "allgather transpose 64^2 complex, Allgather",
         "slabs xy 32^3 double, Alltoallw",

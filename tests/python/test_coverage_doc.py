@@ -18,8 +18,15 @@ def defined_mpi_functions(mpi: str) -> set[str]:
     return {m.group(1) for m in re.finditer(r"\sT\s(MPI_\w+)$", text, re.MULTILINE)}
 
 
+def collective_forms(name: str) -> set[str]:
+    """MPI_Alltoall's non-blocking and persistent forms: MPI_Ialltoall, MPI_Alltoall_init."""
+    call = name.removeprefix("MPI_")
+    return {name, f"MPI_I{call[0].lower()}{call[1:]}", f"{name}_init"}
+
+
 def documented() -> set[str]:
-    """Names in the two tables, with `_c` forms where a row says "int and `_c`"."""
+    """Names in the two tables, with the non-blocking and persistent forms where a row says
+    "every collective form", and `_c` forms where it says "int and `_c`"."""
     text = (ROOT / "docs" / "coverage.md").read_text()
     tables = text.split("## Carried", 1)[1].split("## Passed to the MPI unchanged", 1)[0]
     names: set[str] = set()
@@ -30,6 +37,8 @@ def documented() -> set[str]:
         found = set(re.findall(r"`(MPI_\w+)`", first))
         if "_any`, `_all`, `_some`" in first:  # MPI_Request_get_status and its array forms
             found |= {f"MPI_Request_get_status{s}" for s in ("_any", "_all", "_some")}
+        if "every collective form" in row.split("|")[2]:
+            found = {form for name in found for form in collective_forms(name)}
         if "`_c`" in row.split("|")[2]:
             found |= {f"{name}_c" for name in found}
         names |= found

@@ -1,0 +1,49 @@
+/* The forms of each collective memcomm carries: blocking, non-blocking (MPI_I...) and, where
+ * the MPI declares them, persistent (MPI-4's ..._init); each in the int form and, where the
+ * MPI declares it, the large-count form (_c). One shim macro per call family takes a FORM:
+ * FORM##_PARAMS and FORM##_ARGS are what the form adds to the blocking call's parameters and
+ * arguments, FORM##_REQUEST its request (NULL when blocking), FORM##_KIND the exchange's kind
+ * (lib/coll/exchange.h). */
+#ifndef MEMCOMM_COLL_FORMS_H
+#define MEMCOMM_COLL_FORMS_H
+
+#include "../coll/exchange.h"
+#include "../p2p/requests.h"
+
+#define BLOCKING_PARAMS
+#define BLOCKING_ARGS
+#define BLOCKING_REQUEST NULL
+#define BLOCKING_KIND EXCHANGE_BLOCKING
+#define NONBLOCKING_PARAMS , MPI_Request *request
+#define NONBLOCKING_ARGS , request
+#define NONBLOCKING_REQUEST request
+#define NONBLOCKING_KIND EXCHANGE_NONBLOCKING
+#define PERSISTENT_PARAMS , MPI_Info info, MPI_Request *request
+#define PERSISTENT_ARGS , info, request
+#define PERSISTENT_REQUEST request
+#define PERSISTENT_KIND EXCHANGE_PERSISTENT
+
+#if MEMCOMM_HAVE_PERSISTENT_COLLECTIVES
+#define IF_PERSISTENT(...) __VA_ARGS__
+#else
+#define IF_PERSISTENT(...)
+#endif
+
+/* A family's forms of one count width (SUFFIX empty or _c): MPI_Alltoall, MPI_Ialltoall and
+ * MPI_Alltoall_init are FORMS(SHIM, Alltoall, alltoall, ...). */
+#define FORMS(SHIM, NAME, LOWER, SUFFIX, ...)                                                  \
+    SHIM(MPI_##NAME##SUFFIX, PMPI_##NAME##SUFFIX, BLOCKING, __VA_ARGS__)                       \
+    SHIM(MPI_I##LOWER##SUFFIX, PMPI_I##LOWER##SUFFIX, NONBLOCKING, __VA_ARGS__)                \
+    IF_PERSISTENT(SHIM(MPI_##NAME##_init##SUFFIX, PMPI_##NAME##_init##SUFFIX, PERSISTENT,      \
+                       __VA_ARGS__))
+
+/* A call passed to the MPI unchanged returned `rc` (and a request unless blocking, which may
+ * retire a stale entry: lib/p2p/requests.h). */
+static inline int coll_passed(int rc, const MPI_Request *request)
+{
+    if (request && rc == MPI_SUCCESS)
+        requests_forget_stale(*request);
+    return rc;
+}
+
+#endif
