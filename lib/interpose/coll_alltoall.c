@@ -57,23 +57,8 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             recvcount = (COUNT_T)x->recv_bytes[0];                                             \
             recvtype = MPI_PACKED;                                                             \
         }                                                                                      \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
-                                     recvtype, comm FORM##_ARGS),                              \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
-                                 comm FORM##_ARGS),                                            \
-                           FORM##_REQUEST);                                                    \
-    }
-
-/* A side of a v or w call that exchange_start packed: its MPI arguments. */
-#define PACKED_SIDE(SIDE)                                                                      \
-    if (x->SIDE##_packed) {                                                                    \
-        SIDE##buf = x->SIDE##_staging;                                                         \
-        SIDE##counts = x->SIDE##_counts;                                                       \
-        SIDE##displs = x->SIDE##_displs;                                                       \
-        SIDE##types = x->SIDE##_types;                                                         \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,      \
+                 comm)                                                                         \
     }
 
 /* MPI_Alltoallv and MPI_Neighbor_alltoallv: counts and displacements (in extents) per peer. */
@@ -85,8 +70,6 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \
-        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
-        const MPI_Datatype *sendtypes = &sendtype, *recvtypes = &recvtype;                     \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
             (message_passes_all(sendtype) && message_passes_all(recvtype)) || !sendcounts ||   \
             !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
@@ -101,16 +84,10 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
                              &form, 0),                                                        \
                    &form))                                                                     \
             goto unchanged;                                                                    \
-        PACKED_SIDE(send)                                                                      \
-        PACKED_SIDE(recv)                                                                      \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcounts, senddispls, sendtypes[0], recvbuf,   \
-                                     recvcounts, recvdispls, recvtypes[0], comm FORM##_ARGS),  \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,  \
-                                 rdispls, recvtype, comm FORM##_ARGS),                         \
-                           FORM##_REQUEST);                                                    \
+        PACKED_VECTOR(send, sendcounts, sdispls, sendtype, [0], COUNT_T, DISPL_T)              \
+        PACKED_VECTOR(recv, recvcounts, rdispls, recvtype, [0], COUNT_T, DISPL_T)              \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,     \
+                 rdispls, recvtype, comm)                                                      \
     }
 
 /* MPI_Alltoallw and MPI_Neighbor_alltoallw: a type per peer, displacements in bytes (int, or
@@ -137,17 +114,10 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
                              recvtypes, &form, 0),                                             \
                    &form))                                                                     \
             goto unchanged;                                                                    \
-        const DISPL_T *senddispls = sdispls, *recvdispls = rdispls;                            \
-        PACKED_SIDE(send)                                                                      \
-        PACKED_SIDE(recv)                                                                      \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcounts, senddispls, sendtypes, recvbuf,      \
-                                     recvcounts, recvdispls, recvtypes, comm FORM##_ARGS),     \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, \
-                                 rdispls, recvtypes, comm FORM##_ARGS),                        \
-                           FORM##_REQUEST);                                                    \
+        PACKED_VECTOR(send, sendcounts, sdispls, sendtypes, , COUNT_T, DISPL_T)                \
+        PACKED_VECTOR(recv, recvcounts, rdispls, recvtypes, , COUNT_T, DISPL_T)                \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,    \
+                 rdispls, recvtypes, comm)                                                     \
     }
 
 /* the parties of the calls on all ranks, and of the neighbourhood calls */

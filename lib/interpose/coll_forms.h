@@ -37,6 +37,31 @@
     IF_PERSISTENT(SHIM(MPI_##NAME##_init##SUFFIX, PMPI_##NAME##_init##SUFFIX, PERSISTENT,      \
                        __VA_ARGS__))
 
+/* The end of every shim: the MPI's call on the arguments (the user's, with a packed side's
+ * replaced by exchange `x`'s, begun at `began`) and the form's own; and, at the label
+ * `unchanged`, the call as the user made it. */
+#define CALL_MPI(PNAME, FORM, ...)                                                             \
+    return exchange_called(x, PNAME(__VA_ARGS__ FORM##_ARGS), began, FORM##_REQUEST);          \
+    unchanged:                                                                                 \
+    return coll_passed(PNAME(__VA_ARGS__ FORM##_ARGS), FORM##_REQUEST);
+
+/* A side that exchange_start packed, in the arguments of a call with one block per rank
+ * (the counts stay: by element), or with counts and displacements per peer: its type is
+ * TYPE = x->SIDE##_types WHICH (WHICH: [0] for one type, empty for a type per peer). */
+#define PACKED_BLOCKS(SIDE)                                                                    \
+    if (x->SIDE##_packed) {                                                                    \
+        SIDE##buf = x->SIDE##_staging;                                                         \
+        SIDE##type = x->SIDE##_types[0];                                                       \
+    }
+
+#define PACKED_VECTOR(SIDE, COUNTS, DISPLS, TYPE, WHICH, COUNT_T, DISPL_T)                     \
+    if (x->SIDE##_packed) {                                                                    \
+        SIDE##buf = x->SIDE##_staging;                                                         \
+        COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
+        DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
+        TYPE = x->SIDE##_types WHICH;                                                          \
+    }
+
 /* A call passed to the MPI unchanged returned `rc` (and a request unless blocking, which may
  * retire a stale entry: lib/p2p/requests.h). */
 static inline int coll_passed(int rc, const MPI_Request *request)

@@ -74,39 +74,16 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
         if (!blocks_exchange(&x, 1, sends, sends ? mine : NULL, !sends, sends ? NULL : mine,   \
                              &form))                                                           \
             goto unchanged;                                                                    \
-        void *packed = buffer;                                                                 \
-        MPI_Datatype stand_in = datatype;                                                      \
         if (x->send_packed || x->recv_packed) {                                                \
-            packed = sends ? x->send_staging : x->recv_staging;                                \
-            stand_in = sends ? x->send_types[0] : x->recv_types[0];                            \
+            buffer = sends ? x->send_staging : x->recv_staging;                                \
+            datatype = sends ? x->send_types[0] : x->recv_types[0];                            \
         }                                                                                      \
-        return exchange_called(x, PNAME(packed, count, stand_in, root, comm FORM##_ARGS),      \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(buffer, count, datatype, root, comm FORM##_ARGS),             \
-                           FORM##_REQUEST);                                                    \
-    }
-
-/* A side of a non-v call that exchange_start packed: its buffer and type (the counts stay). */
-#define PACKED_BLOCKS(SIDE)                                                                    \
-    if (x->SIDE##_packed) {                                                                    \
-        SIDE##buf = x->SIDE##_staging;                                                         \
-        SIDE##type = x->SIDE##_types[0];                                                       \
-    }
-
-/* A side of a v call that exchange_start packed: its buffer, counts, displacements, type. */
-#define PACKED_VECTOR(SIDE, COUNTS, DISPLS, COUNT_T, DISPL_T)                                  \
-    if (x->SIDE##_packed) {                                                                    \
-        SIDE##buf = x->SIDE##_staging;                                                         \
-        COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
-        DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
-        SIDE##type = x->SIDE##_types[0];                                                       \
+        CALL_MPI(PNAME, FORM, buffer, count, datatype, root, comm)                             \
     }
 
 /* MPI_Gather (GATHERS) and MPI_Scatter: every rank sends a block to the root, which receives
  * one from each rank, one after another; or the root sends them and every rank receives
- * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. The packed
- * arguments replace the user's, which the MPI gets unchanged when memcomm does not carry. */
+ * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. */
 #define ROOTED_SHIM(NAME, PNAME, FORM, COUNT_T, USE, LARGE, GATHERS)                           \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
@@ -130,14 +107,8 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
-                                     recvtype, root, comm FORM##_ARGS),                        \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
-                                 root, comm FORM##_ARGS),                                      \
-                           FORM##_REQUEST);                                                    \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,      \
+                 root, comm)                                                                   \
     }
 
 /* MPI_Gatherv: the root's blocks at displacements, in units of the receive type's extent. */
@@ -159,15 +130,9 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                              sendtype, recvbuf, recvtype, recvcounts, displs, 0, &form))       \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
-        PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts,        \
-                                     displs, recvtype, root, comm FORM##_ARGS),                \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,    \
-                                 recvtype, root, comm FORM##_ARGS),                            \
-                           FORM##_REQUEST);                                                    \
+        PACKED_VECTOR(recv, recvcounts, displs, recvtype, [0], COUNT_T, DISPL_T)               \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,       \
+                 recvtype, root, comm)                                                         \
     }
 
 /* MPI_Scatterv: the root's blocks at displacements, in units of the send type's extent. */
@@ -188,16 +153,10 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
         if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
                              (void *)sendbuf, sendtype, sendcounts, displs, 0, &form))         \
             goto unchanged;                                                                    \
-        PACKED_VECTOR(send, sendcounts, displs, COUNT_T, DISPL_T)                              \
+        PACKED_VECTOR(send, sendcounts, displs, sendtype, [0], COUNT_T, DISPL_T)               \
         PACKED_BLOCKS(recv)                                                                    \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf,           \
-                                     recvcount, recvtype, root, comm FORM##_ARGS),             \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,    \
-                                 recvtype, root, comm FORM##_ARGS),                            \
-                           FORM##_REQUEST);                                                    \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,       \
+                 recvtype, root, comm)                                                         \
     }
 
 /* MPI_Allgather and MPI_Neighbor_allgather: one block sent to every peer (none when it is
@@ -225,14 +184,8 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount,         \
-                                     recvtype, comm FORM##_ARGS),                              \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,   \
-                                 comm FORM##_ARGS),                                            \
-                           FORM##_REQUEST);                                                    \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,      \
+                 comm)                                                                         \
     }
 
 /* MPI_Allgatherv and MPI_Neighbor_allgatherv: the received blocks at displacements, in units
@@ -259,15 +212,9 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                 &form))                                                                        \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
-        PACKED_VECTOR(recv, recvcounts, displs, COUNT_T, DISPL_T)                              \
-        return exchange_called(x,                                                              \
-                               PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts,        \
-                                     displs, recvtype, comm FORM##_ARGS),                      \
-                               began, FORM##_REQUEST);                                         \
-    unchanged:                                                                                 \
-        return coll_passed(PNAME(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,    \
-                                 recvtype, comm FORM##_ARGS),                                  \
-                           FORM##_REQUEST);                                                    \
+        PACKED_VECTOR(recv, recvcounts, displs, recvtype, [0], COUNT_T, DISPL_T)               \
+        CALL_MPI(PNAME, FORM, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,       \
+                 recvtype, comm)                                                               \
     }
 
 /* the parties of the calls on all ranks, and of the neighbourhood calls */
