@@ -92,6 +92,8 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
         exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = (GATHERS ? sendbuf : recvbuf) == MPI_IN_PLACE;                   \
+        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
+            goto unchanged; /* before any MPI query: what passes, passes at once */            \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (side_passes(GATHERS ? !in_place : p.rank == root, sendtype) &&                    \
              side_passes(GATHERS ? p.rank == root : !in_place, recvtype)))                     \
@@ -120,6 +122,8 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
         exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
+        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
+            goto unchanged; /* before any MPI query: what passes, passes at once */            \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (p.rank == root && (!recvcounts || !displs)) ||                                    \
             (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
@@ -144,6 +148,8 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
         exchange *x;                                                                           \
         parties p;                                                                             \
         const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
+        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
+            goto unchanged; /* before any MPI query: what passes, passes at once */            \
         if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
             (p.rank == root && (!sendcounts || !displs)) ||                                    \
             (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
