@@ -216,7 +216,9 @@ void requests_claim(int count, const MPI_Request requests[], request_claims *out
 
 static void deliver(request_entry *e, int rc, const MPI_Status *status)
 {
-    if (e->delivered)
+    /* an inactive persistent request completes at once, with nothing new to unpack (a
+     * collective's staging holds the last round, which the user may have changed since) */
+    if (e->delivered || !e->active)
         return;
     if (e->c.work_ops)
         e->c.work_ops->deliver(e->c.work, rc);

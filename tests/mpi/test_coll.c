@@ -849,6 +849,20 @@ static void check_outstanding(void)
                             MPI_INFO_NULL, &persistent) == MPI_SUCCESS);
     CHECK(MPI_Request_free(&persistent) == MPI_SUCCESS && persistent == MPI_REQUEST_NULL);
     CHECK(memcmp(mine, want, sizeof mine) == 0);
+    /* an inactive one, found complete and completed again, leaves the buffer as the
+     * program changed it after the last completion */
+    CHECK(MPI_Alltoall_init(send[0], 1, column, mine[0], 1, column, MPI_COMM_WORLD,
+                            MPI_INFO_NULL, &persistent) == MPI_SUCCESS);
+    CHECK(MPI_Start(&persistent) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(memcmp(mine[0], want[0], sizeof mine[0]) == 0);
+    for (int k = 0; k < N; k++)
+        mine[0][k] = want[0][k] = 3.0 * k;
+    int flag = 0;
+    CHECK(MPI_Request_get_status(persistent, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag);
+    CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Request_free(&persistent) == MPI_SUCCESS);
+    CHECK(memcmp(mine, want, sizeof mine) == 0);
 #endif
     MPI_Type_free(&column);
 }
