@@ -43,7 +43,7 @@
 #define CALL_MPI(PNAME, FORM, ...)                                                             \
     return exchange_called(x, PNAME(__VA_ARGS__ FORM##_ARGS), began, FORM##_REQUEST);          \
     unchanged:                                                                                 \
-    return coll_passed(PNAME(__VA_ARGS__ FORM##_ARGS), FORM##_REQUEST);
+    return requests_passed(PNAME(__VA_ARGS__ FORM##_ARGS), FORM##_REQUEST);
 
 /* A side that exchange_start packed, in the arguments of a call with one block per rank
  * (the counts stay: by element), or with counts and displacements per peer: its type is
@@ -61,14 +61,5 @@
         DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
         TYPE = x->SIDE##_types WHICH;                                                          \
     }
-
-/* A call passed to the MPI unchanged returned `rc` (and a request unless blocking, which may
- * retire a stale entry: lib/p2p/requests.h). */
-static inline int coll_passed(int rc, const MPI_Request *request)
-{
-    if (request && rc == MPI_SUCCESS)
-        requests_forget_stale(*request);
-    return rc;
-}
 
 #endif

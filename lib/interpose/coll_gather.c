@@ -38,23 +38,67 @@ static exchange_form form_of(const parties *p, path_use use, bool large, bool in
                            .in_place = in_place ? p->rank : -1, .kind = kind};
 }
 
-/* Start a rooted call's exchange: a gather (`gathers`: one block from every rank to the root,
- * which receives a block from each, at `counts` and `displs` in the v form) or a scatter (the
- * other way round); `in_place`: the root's own block stays where it is. The "many" side is
- * the root's, the "one" side every rank's. False: not carried. */
-static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathers,
-                            bool in_place, void *one_buf, int64_t one_count,
-                            MPI_Datatype one_type, void *many_buf, MPI_Datatype many_type,
-                            const void *counts, const void *displs, int64_t many_count,
-                            const exchange_form *form)
+/* A side of a block per peer (the root's of a rooted call, or an allgather's receive side):
+ * `count` instances each one after another from `buf`, or (`vector`) at `counts` and
+ * `displs` in units of the type's extent. */
+typedef struct {
+    void *buf;
+    MPI_Datatype type;
+    bool vector;
+    const void *counts, *displs;
+    int64_t count;
+} peers_side;
+
+/* The exchange of a rooted call, or NULL: not carried (the MPI's call as it came). A gather
+ * (`gathers`) sends every rank's `one` block to the root, which receives `many`; a scatter
+ * the other way round. `in_place`: the root's own block stays where it is. Arguments the MPI
+ * ignores on a rank are not looked at; types known to pass go to the MPI before any query of
+ * the communicator. `*began`: when a timed trial starts. */
+static exchange *rooted_start(MPI_Comm comm, int root, bool gathers, bool in_place,
+                              coll_block one, peers_side many, path_use use, bool large,
+                              exchange_kind kind, double *began)
 {
-    const bool at_root = p->rank == root, has_one = !(in_place && at_root);
-    coll_block *one = has_one ? block_at(root, p->peers, one_buf, one_count, one_type) : NULL;
-    coll_block *many = at_root ? blocks_of(p->peers, p->peers, many_buf, many_type, counts,
-                                           displs, NULL, form, many_count)
-                               : NULL;
-    return gathers ? blocks_exchange(x, p->peers, has_one, one, at_root, many, form)
-                   : blocks_exchange(x, p->peers, at_root, many, has_one, one, form);
+    parties p;
+    if ((message_passes_all(one.type) && message_passes_all(many.type)) ||
+        !rooted(comm, root, &p) || (in_place && p.rank != root))
+        return NULL;
+    const bool at_root = p.rank == root, has_one = !in_place;
+    if ((at_root && many.vector && (!many.counts || !many.displs)) ||
+        (side_passes(has_one, one.type) && side_passes(at_root, many.type)))
+        return NULL;
+    *began = PMPI_Wtime();
+    const exchange_form form = form_of(&p, use, large, gathers && in_place, kind);
+    coll_block *ones = has_one ? block_at(root, p.peers, one.buf, one.count, one.type) : NULL;
+    coll_block *blocks = at_root ? blocks_of(p.peers, p.peers, many.buf, many.type, many.counts,
+                                             many.displs, NULL, &form, many.count)
+                                 : NULL;
+    exchange *x;
+    const bool carried = gathers ? blocks_exchange(&x, p.peers, has_one, ones, at_root, blocks,
+                                                   &form)
+                                 : blocks_exchange(&x, p.peers, at_root, blocks, has_one, ones,
+                                                   &form);
+    return carried ? x : NULL;
+}
+
+/* The exchange of an allgather among `who`'s peers, or NULL: not carried. Every rank sends
+ * its `one` block to every peer (none when `in_place`: its own block is in `all`, on all
+ * ranks only) and receives `all`, a block from each. `*began`: when a timed trial starts. */
+static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *),
+                                 bool in_place, coll_block one, peers_side all, path_use use,
+                                 bool large, exchange_kind kind, double *began)
+{
+    parties p;
+    if ((side_passes(!in_place, one.type) && message_passes_all(all.type)) ||
+        (all.vector && (!all.counts || !all.displs)) || !who(comm, &p) ||
+        (in_place && p.rank < 0))
+        return NULL;
+    *began = PMPI_Wtime();
+    const exchange_form form = form_of(&p, use, large, in_place, kind);
+    coll_block *ones = in_place ? NULL : block_at(0, p.peers, one.buf, one.count, one.type);
+    coll_block *blocks = blocks_of(p.recv, p.peers, all.buf, all.type, all.counts, all.displs,
+                                   NULL, &form, all.count);
+    exchange *x;
+    return blocks_exchange(&x, p.peers, !in_place, ones, true, blocks, &form) ? x : NULL;
 }
 
 /* MPI_Bcast: the root sends its buffer, the others receive into theirs. */
@@ -89,23 +133,16 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
                     MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange *x;                                                                           \
-        parties p;                                                                             \
+        double began;                                                                          \
+        const coll_block one = GATHERS ? (coll_block){(void *)sendbuf, sendcount, sendtype}    \
+                                       : (coll_block){recvbuf, recvcount, recvtype};           \
+        const peers_side many =                                                                \
+            GATHERS ? (peers_side){recvbuf, recvtype, false, NULL, NULL, recvcount}            \
+                    : (peers_side){(void *)sendbuf, sendtype, false, NULL, NULL, sendcount};   \
         const bool in_place = (GATHERS ? sendbuf : recvbuf) == MPI_IN_PLACE;                   \
-        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
-            goto unchanged; /* before any MPI query: what passes, passes at once */            \
-        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
-            (side_passes(GATHERS ? !in_place : p.rank == root, sendtype) &&                    \
-             side_passes(GATHERS ? p.rank == root : !in_place, recvtype)))                     \
-            goto unchanged;                                                                    \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, GATHERS && in_place, FORM##_KIND);  \
-        if (!(GATHERS ? rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf,         \
-                                        sendcount, sendtype, recvbuf, recvtype, NULL, NULL,    \
-                                        recvcount, &form)                                      \
-                      : rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount,     \
-                                        recvtype, (void *)sendbuf, sendtype, NULL, NULL,       \
-                                        sendcount, &form)))                                    \
+        exchange *x = rooted_start(comm, root, GATHERS, in_place, one, many, USE, LARGE,       \
+                                   FORM##_KIND, &began);                                       \
+        if (!x)                                                                                \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
@@ -119,19 +156,12 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                     void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
                     MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
     {                                                                                          \
-        exchange *x;                                                                           \
-        parties p;                                                                             \
-        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
-        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
-            goto unchanged; /* before any MPI query: what passes, passes at once */            \
-        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
-            (p.rank == root && (!recvcounts || !displs)) ||                                    \
-            (side_passes(!in_place, sendtype) && side_passes(p.rank == root, recvtype)))       \
-            goto unchanged;                                                                    \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_GATHERV, LARGE, in_place, FORM##_KIND);     \
-        if (!rooted_exchange(&x, &p, root, true, in_place, (void *)sendbuf, sendcount,         \
-                             sendtype, recvbuf, recvtype, recvcounts, displs, 0, &form))       \
+        double began;                                                                          \
+        const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \
+        const peers_side many = {recvbuf, recvtype, true, recvcounts, displs, 0};              \
+        exchange *x = rooted_start(comm, root, true, sendbuf == MPI_IN_PLACE, one, many,       \
+                                   USE_GATHERV, LARGE, FORM##_KIND, &began);                   \
+        if (!x)                                                                                \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_VECTOR(recv, recvcounts, displs, recvtype, [0], COUNT_T, DISPL_T)               \
@@ -145,19 +175,12 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                     MPI_Datatype sendtype, void *recvbuf, COUNT_T recvcount,                   \
                     MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
     {                                                                                          \
-        exchange *x;                                                                           \
-        parties p;                                                                             \
-        const bool in_place = recvbuf == MPI_IN_PLACE;                                         \
-        if (message_passes_all(sendtype) && message_passes_all(recvtype))                      \
-            goto unchanged; /* before any MPI query: what passes, passes at once */            \
-        if (!rooted(comm, root, &p) || (in_place && p.rank != root) ||                         \
-            (p.rank == root && (!sendcounts || !displs)) ||                                    \
-            (side_passes(p.rank == root, sendtype) && side_passes(!in_place, recvtype)))       \
-            goto unchanged;                                                                    \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE_SCATTERV, LARGE, false, FORM##_KIND);       \
-        if (!rooted_exchange(&x, &p, root, false, in_place, recvbuf, recvcount, recvtype,      \
-                             (void *)sendbuf, sendtype, sendcounts, displs, 0, &form))         \
+        double began;                                                                          \
+        const coll_block one = {recvbuf, recvcount, recvtype};                                 \
+        const peers_side many = {(void *)sendbuf, sendtype, true, sendcounts, displs, 0};      \
+        exchange *x = rooted_start(comm, root, false, recvbuf == MPI_IN_PLACE, one, many,      \
+                                   USE_SCATTERV, LARGE, FORM##_KIND, &began);                  \
+        if (!x)                                                                                \
             goto unchanged;                                                                    \
         PACKED_VECTOR(send, sendcounts, displs, sendtype, [0], COUNT_T, DISPL_T)               \
         PACKED_BLOCKS(recv)                                                                    \
@@ -172,21 +195,12 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                     void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,                   \
                     MPI_Comm comm FORM##_PARAMS)                                               \
     {                                                                                          \
-        exchange *x;                                                                           \
-        parties p;                                                                             \
-        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
-        if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
-            !WHO(comm, &p) || (in_place && p.rank < 0))                                        \
-            goto unchanged;                                                                    \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, in_place, FORM##_KIND);             \
-        if (!blocks_exchange(                                                                  \
-                &x, p.peers, !in_place,                                                        \
-                in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
-                true,                                                                          \
-                blocks_of(p.recv, p.peers, recvbuf, recvtype, NULL, NULL, NULL, &form,         \
-                          recvcount),                                                          \
-                &form))                                                                        \
+        double began;                                                                          \
+        const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \
+        const peers_side all = {recvbuf, recvtype, false, NULL, NULL, recvcount};              \
+        exchange *x = allgather_start(comm, WHO, sendbuf == MPI_IN_PLACE, one, all, USE,       \
+                                      LARGE, FORM##_KIND, &began);                             \
+        if (!x)                                                                                \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_BLOCKS(recv)                                                                    \
@@ -201,21 +215,12 @@ static bool rooted_exchange(exchange **x, const parties *p, int root, bool gathe
                     void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
                     MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS)                        \
     {                                                                                          \
-        exchange *x;                                                                           \
-        parties p;                                                                             \
-        const bool in_place = sendbuf == MPI_IN_PLACE;                                         \
-        if ((side_passes(!in_place, sendtype) && message_passes_all(recvtype)) ||              \
-            !recvcounts || !displs || !WHO(comm, &p) || (in_place && p.rank < 0))              \
-            goto unchanged;                                                                    \
-        const double began = PMPI_Wtime();                                                     \
-        const exchange_form form = form_of(&p, USE, LARGE, in_place, FORM##_KIND);             \
-        if (!blocks_exchange(                                                                  \
-                &x, p.peers, !in_place,                                                        \
-                in_place ? NULL : block_at(0, p.peers, (void *)sendbuf, sendcount, sendtype),  \
-                true,                                                                          \
-                blocks_of(p.recv, p.peers, recvbuf, recvtype, recvcounts, displs, NULL, &form, \
-                          0),                                                                  \
-                &form))                                                                        \
+        double began;                                                                          \
+        const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \
+        const peers_side all = {recvbuf, recvtype, true, recvcounts, displs, 0};               \
+        exchange *x = allgather_start(comm, WHO, sendbuf == MPI_IN_PLACE, one, all, USE,       \
+                                      LARGE, FORM##_KIND, &began);                             \
+        if (!x)                                                                                \
             goto unchanged;                                                                    \
         PACKED_BLOCKS(send)                                                                    \
         PACKED_VECTOR(recv, recvcounts, displs, recvtype, [0], COUNT_T, DISPL_T)               \

@@ -45,14 +45,6 @@ static bool reserve(carried_request *c, request_entry **slot)
     return false;
 }
 
-/* A call passed to the MPI unchanged: a handle it returns may retire a stale entry. */
-static int passed(int rc, const MPI_Request *request)
-{
-    if (rc == MPI_SUCCESS)
-        requests_forget_stale(*request);
-    return rc;
-}
-
 /* Started by the MPI (rc) on the packed buffer: remember it, or undo on failure. */
 static int started(int rc, MPI_Request *request, carried_request *c, request_entry *slot)
 {
@@ -73,7 +65,8 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         request_entry *slot;                                                                   \
         if (!carry(buf, count, type, dest, false, PERSISTENT, !(PERSISTENT), &c) ||            \
             !reserve(&c, &slot))                                                               \
-            return passed(PNAME(buf, count, type, dest, tag, comm, request), request);         \
+            return requests_passed(PNAME(buf, count, type, dest, tag, comm, request),          \
+                                   request);                                                   \
         return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, tag, comm,        \
                              request),                                                         \
                        request, &c, slot);                                                     \
@@ -87,7 +80,8 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         request_entry *slot;                                                                   \
         if (!carry(buf, count, type, source, true, PERSISTENT, false, &c) ||                   \
             !reserve(&c, &slot))                                                               \
-            return passed(PNAME(buf, count, type, source, tag, comm, request), request);       \
+            return requests_passed(PNAME(buf, count, type, source, tag, comm, request),        \
+                                   request);                                                   \
         return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, source, tag, comm,      \
                              request),                                                         \
                        request, &c, slot);                                                     \
@@ -102,7 +96,7 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         request_entry *slot;                                                                   \
         if (!msg || *msg == MPI_MESSAGE_NO_PROC ||                                             \
             !carry(buf, count, type, 0, true, false, false, &c) || !reserve(&c, &slot))        \
-            return passed(PNAME(buf, count, type, msg, request), request);                     \
+            return requests_passed(PNAME(buf, count, type, msg, request), request);            \
         return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, msg, request), request, \
                        &c, slot);                                                              \
     }
@@ -120,9 +114,10 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         request_entry *slot;                                                                   \
         if (!carry(sendbuf, sendcount, sendtype, dest, false, false, true, &c) ||              \
             !reserve(&c, &slot))                                                               \
-            return passed(PNAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,          \
-                                recvcount, recvtype, source, recvtag, comm, request),          \
-                          request);                                                            \
+            return requests_passed(PNAME(sendbuf, sendcount, sendtype, dest, sendtag,          \
+                                         recvbuf, recvcount, recvtype, source, recvtag, comm,  \
+                                         request),                                             \
+                                   request);                                                   \
         return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, sendtag, recvbuf, \
                              recvcount, recvtype, source, recvtag, comm, request),             \
                        request, &c, slot);                                                     \
@@ -134,8 +129,8 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
     EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag,        \
                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)              \
     {                                                                                          \
-        return passed(PNAME(buf, count, type, dest, sendtag, source, recvtag, comm, request),  \
-                      request);                                                                \
+        return requests_passed(                                                                \
+            PNAME(buf, count, type, dest, sendtag, source, recvtag, comm, request), request);  \
     }
 
 /* Every starting call in one form: SUFFIX is empty (int counts) or _c (MPI_Count). */

@@ -178,15 +178,17 @@ void requests_add(request_entry *e, MPI_Request request, const carried_request *
         retire_stale(stale);
 }
 
-void requests_forget_stale(MPI_Request request)
+int requests_passed(int rc, const MPI_Request *request)
 {
-    if (request == MPI_REQUEST_NULL || !requests_outstanding())
-        return;
+    if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL ||
+        !requests_outstanding())
+        return rc;
     pthread_mutex_lock(&lock);
-    request_entry *stale = supersede_locked(request);
+    request_entry *stale = supersede_locked(*request);
     pthread_mutex_unlock(&lock);
     if (stale)
         retire_stale(stale);
+    return rc;
 }
 
 bool requests_outstanding(void)

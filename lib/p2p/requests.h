@@ -89,9 +89,10 @@ void requests_unreserve(request_entry *e);
  * (takes over c's message and packed buffer). */
 void requests_add(request_entry *e, MPI_Request request, const carried_request *c);
 
-/* A call memcomm passed to the MPI unchanged returned `request`: an unclaimed entry still
- * under that handle is stale (see above) and is dropped. */
-void requests_forget_stale(MPI_Request request);
+/* A call memcomm passed to the MPI unchanged returned `rc` and, unless `request` is NULL (a
+ * blocking call), `*request`: an unclaimed entry still under that handle is stale (see
+ * above) and is dropped. Returns `rc`. */
+int requests_passed(int rc, const MPI_Request *request);
 
 /* Whether any carried request is outstanding: when not, completion calls go straight to the
  * MPI after this one atomic load. */
