@@ -114,15 +114,27 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         (long long)d.block, (long long)(stride < 0 ? -stride : stride), (long long)n,
         (long long)p->page_size, (long long)pages, pages >= p->tlb_entries ? ">=" : "<",
         (long long)p->tlb_entries);
-    if (transposed)
+    if (transposed) {
+        char tiles[256];
+        const long long row = (long long)p->tile_bytes, pages_ = (long long)tr.tile_pages,
+                        stlb = (long long)p->stlb_entries;
+        if (tr.bound == TILE_STLB)
+            snprintf(tiles, sizeof tiles, "fewer than the machine's %lld B tile row allows, so "
+                     "that their %lld pages fit the second-level TLB (%lld entries)", row, pages_,
+                     stlb);
+        else
+            snprintf(tiles, sizeof tiles, "%s (tile row %lld B), touching %lld pages "
+                     "(second-level TLB %lld entries)",
+                     tr.bound == TILE_MATRIX ? "the matrix needs no more" : "rows of the machine's "
+                     "tile row", row, pages_, stlb);
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; tiles of "
-                "%lld x %lld elements touch %lld pages (TLB %lld entries); %s\n",
+                "%lld x %lld elements: %s; %s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
-            (long long)p->simd_bytes, (long long)tr.tile, (long long)tr.tile, (long long)tr.tile_pages,
-            (long long)p->tlb_entries,
+            (long long)p->simd_bytes, (long long)tr.tile, (long long)tr.tile, tiles,
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
                       : "cached stores: the call moves less than the streaming threshold");
+    }
     else if (blocked)
         put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "
                 "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "

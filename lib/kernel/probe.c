@@ -12,7 +12,13 @@
  * destination that was just written (a reused send buffer, in the caches as far as it fits),
  * with plain and with non-temporal stores; the threshold is the largest S below the sizes at
  * which streaming is faster, up to the largest measured. (A plain memcpy is no guide: its
- * sequential stores avoid most of what streaming saves a transpose.) */
+ * sequential stores avoid most of what streaming saves a transpose.) It runs with the tile
+ * the next probe chose.
+ *
+ * Tile rows: the same kernel, streamed, on 32 MiB matrices of doubles and of floats, with
+ * tile rows of 512 B to 4 KiB; the row with the least total time wins. How long a tile row
+ * runs decides how far the hardware prefetcher follows each input row before the walk turns
+ * to the next, and no register reports it. */
 #include "probe.h"
 
 #include "kernel.h"
@@ -121,6 +127,32 @@ static double copy_seconds(void (*copy)(char *, const char *, int64_t), char *ds
     return times[2];
 }
 
+/* The side of the largest square matrix of `elem`-byte elements within `bytes`, a multiple of
+ * 16 (whole micro-tiles). */
+static int64_t square_side(int64_t bytes, int64_t elem)
+{
+    int64_t n = 16;
+    while ((n + 16) * (n + 16) * elem <= bytes)
+        n += 16;
+    return n;
+}
+
+/* Median seconds of an n x n transposing copy into a destination just written with plain
+ * stores (a reused send buffer, as cached as it gets). */
+static double transpose_seconds(plan_transpose_fn transpose, const char *src, char *dst,
+                                int64_t n, int64_t elem, int64_t tile, bool stream)
+{
+    double times[5];
+    for (int rep = 0; rep < 5; rep++) {
+        memset(dst, rep, (size_t)(n * n * elem));
+        double t0 = now();
+        transpose(src, n * elem, dst, n * elem, n, n, tile, stream);
+        times[rep] = now() - t0;
+    }
+    qsort(times, 5, sizeof times[0], compare_doubles);
+    return times[2];
+}
+
 int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
                   machine_probe_result *out)
 {
@@ -150,8 +182,8 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
             break;
         }
 
-    /* streaming threshold: the transposing kernel (the one that streams) with and without
-     * streaming stores, on square matrices of doubles from 1 to 128 MiB */
+    /* tile rows, then the streaming threshold with them: the transposing kernel on square
+     * matrices (n a multiple of 16) */
     const int64_t max_bytes = 128 << 20;
     char *src = mc_aligned_alloc(64, (size_t)max_bytes), *dst = mc_aligned_alloc(64, (size_t)max_bytes);
     if (!src || !dst) {
@@ -160,28 +192,35 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
         return -1;
     }
     memset(src, 1, (size_t)max_bytes);
+    memset(dst, 0, (size_t)max_bytes);
+    out->tile_bytes = page_size / 2;
+    double best = 0;
+    const bool simd = kernel_transpose_for(8, simd_bytes) != NULL;
+    for (int64_t row = 512; simd && row <= 4096 && row <= page_size; row *= 2) {
+        int i = out->tile_points++;
+        out->tile_sizes[i] = row;
+        double total = 0;
+        for (int e = 0; e < 2; e++) {
+            const int64_t elem = e == 0 ? 8 : 4, n = square_side(32 << 20, elem);
+            plan_transpose_fn transpose = kernel_transpose_for(elem, simd_bytes);
+            double seconds = transpose_seconds(transpose, src, dst, n, elem, row / elem, true);
+            out->tile_gbps[i][e] = seconds > 0 ? (double)(n * n * elem) / seconds / 1e9 : 0;
+            total += seconds;
+        }
+        if (total > 0 && (best == 0 || total < best)) {
+            best = total;
+            out->tile_bytes = row;
+        }
+    }
     out->stream_bytes = INT64_MAX; /* never, unless streaming wins from some size on */
     plan_transpose_fn transpose = kernel_transpose_for(8, simd_bytes);
     for (int64_t bytes = 1 << 20; transpose && bytes <= max_bytes; bytes *= 2) {
-        int64_t n = 16;
-        while ((n + 16) * (n + 16) * 8 <= bytes)
-            n += 16;
+        const int64_t n = square_side(bytes, 8), tile = out->tile_bytes / 8;
         int i = out->stream_points++;
         out->stream_sizes[i] = n * n * 8;
-        double plain = 0, streaming = 0;
-        for (int stream = 0; stream < 2; stream++) {
-            double times[5];
-            for (int rep = 0; rep < 5; rep++) {
-                memset(dst, rep, (size_t)(n * n * 8)); /* a reused buffer, as cached as it gets */
-                double t0 = now();
-                transpose(src, n * 8, dst, n * 8, n, n, 32, stream);
-                times[rep] = now() - t0;
-            }
-            qsort(times, 5, sizeof times[0], compare_doubles);
-            *(stream ? &streaming : &plain) = (double)(n * n * 8) / times[2] / 1e9;
-        }
-        out->plain_gbps[i] = plain;
-        out->streaming_gbps[i] = streaming;
+        const double gb = (double)(n * n * 8) / 1e9;
+        out->plain_gbps[i] = gb / transpose_seconds(transpose, src, dst, n, 8, tile, false);
+        out->streaming_gbps[i] = gb / transpose_seconds(transpose, src, dst, n, 8, tile, true);
     }
     for (int i = out->stream_points - 1; i >= 0 && out->streaming_gbps[i] > out->plain_gbps[i]; i--)
         out->stream_bytes = i > 0 ? out->stream_sizes[i - 1] : 1;

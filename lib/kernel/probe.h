@@ -11,12 +11,15 @@ typedef struct {
     int64_t tlb_entries;      /* pages mapped before the first jump in access time */
     int64_t stream_bytes;     /* streaming stores win above this (INT64_MAX: never) */
     int64_t copy_bytes_per_s; /* the better of a plain and a streaming 128 MiB copy */
+    int64_t tile_bytes;       /* the fastest row of a transposing copy's tile */
     /* the curves behind them */
-    int tlb_points, stream_points;
+    int tlb_points, stream_points, tile_points;
     int64_t tlb_pages[MACHINE_PROBE_POINTS];
     double tlb_ns[MACHINE_PROBE_POINTS];
     int64_t stream_sizes[MACHINE_PROBE_POINTS];
     double plain_gbps[MACHINE_PROBE_POINTS], streaming_gbps[MACHINE_PROBE_POINTS]; /* transposes */
+    int64_t tile_sizes[MACHINE_PROBE_POINTS]; /* tile row bytes, and GB/s for 8- and 4-byte */
+    double tile_gbps[MACHINE_PROBE_POINTS][2]; /* elements on 32 MiB, streamed */
 } machine_probe_result;
 
 /* Runs the probes (a few seconds); 0 on success, -1 if memory ran out. */

@@ -16,7 +16,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE",
                                             "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES",
-                                            "STREAM_BYTES", "COPY_BYTES_PER_S", "STLB_ENTRIES"};
+                                            "STREAM_BYTES", "COPY_BYTES_PER_S", "STLB_ENTRIES",
+                                            "TILE_BYTES"};
 
 const char *machine_field_name(machine_field f) { return names[f]; }
 
@@ -199,6 +200,8 @@ static void detect(void)
             continue;
         set((machine_field)f, f == MACHINE_SIMD ? supported_simd(value) : value, "env");
     }
+    if (detected.source[MACHINE_TILE] == NULL) /* from the page finally in the model */
+        set(MACHINE_TILE, detected.value[MACHINE_PAGE] / 2, "page / 2");
     if (detected.source[MACHINE_STREAM] == NULL) /* from the L2 finally in the model */
         set(MACHINE_STREAM, 8 * detected.value[MACHINE_L2], "8 x L2");
 }

@@ -110,6 +110,14 @@ static int64_t tile_pages(int64_t n, int64_t pitch, int64_t row_bytes, int64_t p
     return ((n - 1) * pitch + row_bytes + page_size - 1) / page_size;
 }
 
+/* Pages a square tile of `tile` elements a side touches, input and output. */
+static int64_t square_tile_pages(int64_t tile, int64_t elem, int64_t in_pitch,
+                                 int64_t out_pitch, int64_t page_size)
+{
+    return tile_pages(tile, in_pitch, tile * elem, page_size) +
+           tile_pages(tile, out_pitch, tile * elem, page_size);
+}
+
 bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out)
 {
     memset(out, 0, sizeof *out);
@@ -121,19 +129,25 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
     /* rows on lines of their own, and at least one whole micro-tile each way */
     if (s->stride[k - 2] != elem || llabs(s_i) < p->line_size || n_o < 16 || n_i < 16)
         return false;
-    /* the largest tile (a multiple of 16 elements, no larger than the matrix needs) whose
-     * input rows and output rows both stay mapped: their pages within the TLB */
+    /* the tile whose rows run the machine's tile row, halved while its input and output pages
+     * overflow the second-level TLB, and no larger than the matrix needs (a multiple of 16
+     * elements: whole micro-tiles) */
     const int64_t out_pitch = n_i * elem;
-    out->tile = 16;
-    for (int64_t t = 32; t <= 1024 && (out->tile < n_o || out->tile < n_i); t *= 2) {
-        int64_t pages = tile_pages(t, s_i, t * elem, p->page_size) +
-                        tile_pages(t, out_pitch, t * elem, p->page_size);
-        if (pages > p->tlb_entries)
-            break;
-        out->tile = t;
+    int64_t tile = 16;
+    while (tile * 2 * elem <= p->tile_bytes && tile * 2 <= 1024)
+        tile *= 2;
+    out->bound = TILE_ROW_BYTES;
+    while (tile > 16 && square_tile_pages(tile, elem, s_i, out_pitch, p->page_size) >
+                            p->stlb_entries) {
+        tile /= 2;
+        out->bound = TILE_STLB;
     }
-    out->tile_pages = tile_pages(out->tile, s_i, out->tile * elem, p->page_size) +
-                      tile_pages(out->tile, out_pitch, out->tile * elem, p->page_size);
+    while (tile > 16 && tile / 2 >= n_o && tile / 2 >= n_i) {
+        tile /= 2;
+        out->bound = TILE_MATRIX;
+    }
+    out->tile = tile;
+    out->tile_pages = square_tile_pages(tile, elem, s_i, out_pitch, p->page_size);
     int64_t bytes = elem;
     for (int d = 0; d < k; d++)
         if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
@@ -155,6 +169,8 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->extent = extent;
     out->page_size = m->value[MACHINE_PAGE];
     out->tlb_entries = m->value[MACHINE_TLB];
+    out->stlb_entries = m->value[MACHINE_STLB];
+    out->tile_bytes = m->value[MACHINE_TILE];
     out->line_size = m->value[MACHINE_LINE];
     out->stream_bytes = m->value[MACHINE_STREAM];
     out->simd_bytes = m->value[MACHINE_SIMD];

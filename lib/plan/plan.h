@@ -45,12 +45,17 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
                                   int64_t rows, int64_t cols, int64_t tile, bool stream);
 
 /* How a transpose-like walk (the outer of the innermost two dims steps by one element, the
- * inner by a row pitch) is copied: tiles whose rows' and columns' pages fit the TLB, streamed
- * when the call moves more than the machine's streaming threshold. */
+ * inner by a row pitch) is copied: square tiles whose rows run the machine's tile row bytes
+ * (MACHINE_TILE), fewer when the tile's input and output pages would not fit the second-level
+ * TLB or the matrix is smaller; streamed when the call moves more than the machine's streaming
+ * threshold. */
+typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
+
 typedef struct {
     int64_t tile;
     bool stream;
-    int64_t tile_pages; /* pages one tile touches, input and output */
+    int64_t tile_pages;    /* pages one tile touches, input and output */
+    plan_tile_bound bound; /* what set the tile */
 } plan_transpose;
 
 /* Records: a list whose fields lie within 16 bytes and pack into at most 16, moved with one
@@ -78,7 +83,8 @@ struct plan {
     plan_transpose_fn transpose; /* PLAN_STRIDED of 4- or 8-byte blocks, when SIMD has one */
     const char *kernel_name;
     /* the machine it was planned for */
-    int64_t page_size, tlb_entries, line_size, stream_bytes, simd_bytes;
+    int64_t page_size, tlb_entries, stlb_entries, line_size, stream_bytes, simd_bytes;
+    int64_t tile_bytes;
 };
 
 /* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a

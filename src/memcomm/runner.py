@@ -205,7 +205,7 @@ def machine_model(build: Build) -> dict[str, dict[str, Any]]:
 
 
 def machine_probe(build: Build) -> dict[str, Any]:
-    """Run the library's probes (TLB entries, streaming threshold, copy bandwidth)."""
+    """Run the library's probes (TLB entries, tile rows, streaming threshold, copy speed)."""
     buffer = ctypes.create_string_buffer(1 << 16)
     length = _library(build).memcomm_machine_probe(buffer, ctypes.c_size_t(len(buffer)))
     if length < 0:
@@ -240,7 +240,7 @@ def save_probe(result: dict[str, Any], path: Path) -> None:
         f"# memcomm machine --probe, {time.strftime('%Y-%m-%d %H:%M:%S')}",
         f"cpu={cpu_model()}",
     ]
-    for name in ("TLB_ENTRIES", "STREAM_BYTES", "COPY_BYTES_PER_S"):
+    for name in ("TLB_ENTRIES", "STREAM_BYTES", "COPY_BYTES_PER_S", "TILE_BYTES"):
         if result.get(name, 0) > 0:
             lines.append(f"{name}={result[name]}")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 /* memcomm_type_explain says what the planner decided and why, from the TLB model's inputs.
  * Run with a fixed machine model (CTest sets MEMCOMM_PAGE_SIZE=4096, MEMCOMM_TLB_ENTRIES=64,
- * MEMCOMM_LINE_SIZE=64) so the expected numbers do not depend on the host. */
+ * MEMCOMM_STLB_ENTRIES=256, MEMCOMM_TILE_BYTES=2K, MEMCOMM_LINE_SIZE=64) so the expected numbers
+ * do not depend on the host. */
 #include "../check.h"
 #include "memcomm.h"
 
@@ -42,14 +43,17 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
     } else {
         CHECK_SAYS(t, "kernel: transpose");
-        CHECK_SAYS(t, "tiles of 32 x 32 elements touch 64 pages (TLB 64 entries)");
+        /* 2 KiB rows would be 256 doubles: 512 pages, halved to fit the 256 STLB entries */
+        CHECK_SAYS(t, "tiles of 128 x 128 elements: fewer than the machine's 2048 B tile row "
+                      "allows, so that their 256 pages fit the second-level TLB (256 entries)");
         CHECK_SAYS(t, "non-temporal stores");
-        /* 64 x 64 doubles: the tile grows until its pages fill the TLB, the output fits */
+        /* 64 x 64 doubles: one tile holds the matrix */
         MPI_Datatype small_column, small;
         MPI_Type_vector(64, 1, 64, MPI_DOUBLE, &small_column);
         MPI_Type_create_resized(small_column, 0, sizeof(double), &small);
         MPI_Type_commit(&small);
-        CHECK_SAYS(explain(small, 64), "tiles of 64 x 64 elements touch 16 pages");
+        CHECK_SAYS(explain(small, 64), "tiles of 64 x 64 elements: the matrix needs no more "
+                                       "(tile row 2048 B), touching 16 pages");
         CHECK_SAYS(explain(small, 64), "cached stores");
         MPI_Type_free(&small_column);
         MPI_Type_free(&small);

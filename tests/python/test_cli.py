@@ -93,6 +93,7 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
         "STREAM_BYTES",
         "COPY_BYTES_PER_S",
         "STLB_ENTRIES",
+        "TILE_BYTES",
     }
     measured = {k: f for k, f in model.items() if f["source"] != "not probed"}
     assert all(field["value"] > 0 for field in measured.values())
@@ -133,9 +134,11 @@ def test_probe_is_kept_for_later_runs_on_the_same_cpu(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     probe = json.loads(result.stdout)["probe"]
     assert probe["COPY_BYTES_PER_S"] > 0 and len(probe["tlb"]) > 20
+    assert probe["TILE_BYTES"] in [row for row, _, _ in probe["tile"]]
     text = kept.read_text()
     assert text.splitlines()[1].startswith("cpu=")
     assert f"COPY_BYTES_PER_S={probe['COPY_BYTES_PER_S']}" in text
+    assert f"TILE_BYTES={probe['TILE_BYTES']}" in text
     model = json.loads(memcomm("machine", "--mpi", BUILT[0], "--json", env=env).stdout)
     assert model["COPY_BYTES_PER_S"] == {"value": probe["COPY_BYTES_PER_S"], "source": "probe"}
     # the same file from another CPU model is not trusted

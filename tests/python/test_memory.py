@@ -39,10 +39,22 @@ def test_a_naive_transpose_misses_everything_once_rows_are_pages() -> None:
 def test_memcomm_tiles_a_transpose_and_reads_each_line_once() -> None:
     n2 = 4096 * 4096
     c = counts(Layout.parse("transpose:4096"), "memcomm")
-    # tiles of 32: 32 input pages and 32 output pages fit the 91 entries, 64 + 64 do not
+    # tiles of 256 (2 KiB rows): 256 input pages and 256 output pages fit the 1536 STLB
+    # entries; each tile's pages are walked once (a band of tiles spans 4096 pages), and each
+    # output line misses the 91 first-level entries again
     assert c["far lines"] == n2 / 8 and c["L1 lines"] == n2 * 7 / 8
-    assert c["far jumps"] == n2 / 32
-    assert c["TLB misses"] == (4096 // 32) ** 2 * 64 and c["page walks"] == 0
+    assert c["far jumps"] == n2 / 256
+    tiles = (4096 // 256) ** 2
+    assert c["page walks"] == tiles * 512 and c["TLB misses"] == n2 / 8 - tiles * 512
+    # a second-level TLB of 256 entries halves the tile: 128 x 128, 256 pages, walked once
+    small = dict(
+        zip(
+            FEATURES,
+            Layout.parse("transpose:4096").features(Machine(tlb=91, stlb=256), "memcomm"),
+            strict=True,
+        )
+    )
+    assert small["far jumps"] == n2 / 128 and small["page walks"] == (4096 // 128) ** 2 * 256
 
 
 def test_power_of_two_strides_use_fewer_cache_sets() -> None:

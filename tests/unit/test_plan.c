@@ -45,6 +45,38 @@ static void test_transpose_threshold(void)
     CHECK(plan_tiles_for(&x86, 4096, 64, 64, &t) && t.rows == 32 && t.cols == 8);
 }
 
+static void no_transpose(const char *src, int64_t sp, char *dst, int64_t dp, int64_t rows,
+                         int64_t cols, int64_t tile, bool stream)
+{
+    (void)src, (void)sp, (void)dst, (void)dp, (void)rows, (void)cols, (void)tile, (void)stream;
+}
+
+static void test_transpose_tiles(void)
+{
+    /* 4 KiB pages, 1536 second-level TLB entries, 2 KiB tile rows (the AMD EPYC VM) */
+    plan p = {.page_size = 4096, .tlb_entries = 72, .stlb_entries = 1536, .line_size = 64,
+              .stream_bytes = 2 << 20, .tile_bytes = 2048, .transpose = no_transpose};
+    plan_transpose t;
+    plan_strided doubles = transpose(4096);
+    CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 256 && t.bound == TILE_ROW_BYTES);
+    CHECK(t.tile_pages == 512 && t.stream); /* a row per page, in and out */
+    plan_strided floats = transpose(4096);
+    floats.block = floats.stride[0] = 4, floats.stride[1] = 4 * 4096;
+    CHECK(plan_transpose_for(&p, &floats, &t) && t.tile == 512 && t.bound == TILE_ROW_BYTES);
+    /* a small second-level TLB halves the tile until its pages fit: 32 rows in, 32 out */
+    p.stlb_entries = 64;
+    CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 32 && t.bound == TILE_STLB);
+    CHECK(t.tile_pages == 64);
+    /* a 48 x 48 matrix needs no tile past 64; below the streaming threshold */
+    p.stlb_entries = 1536;
+    plan_strided small = transpose(48);
+    CHECK(plan_transpose_for(&p, &small, &t) && t.tile == 64 && t.bound == TILE_MATRIX);
+    CHECK(!t.stream);
+    /* rows of 1 KiB: 128 doubles */
+    p.tile_bytes = 1024;
+    CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 128);
+}
+
 static void test_no_blocking_in_order(void)
 {
     plan_tiles t;
@@ -118,6 +150,7 @@ int main(void)
     test_overlap();
     test_pages_touched();
     test_transpose_threshold();
+    test_transpose_tiles();
     test_no_blocking_in_order();
     return check_summary("test_plan");
 }

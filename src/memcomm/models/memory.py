@@ -22,9 +22,10 @@ the pack makes:
 - A walk whose innermost step is longer than the next (a transpose) is read by the MPI in
   sweeps down the innermost step: each line is reused across the outer steps it holds only
   while one sweep's lines stay in a cache, and every page of a sweep misses the TLB once a
-  sweep touches more pages than the TLB holds. memcomm transposes such walks in tiles whose
-  pages fit the TLB (plan.c's rule), so each line is read once and each tile's pages miss
-  once.
+  sweep touches more pages than the TLB holds. memcomm transposes such walks in tiles
+  (plan.c's rule: rows of TILE_BYTES, pages within the STLB), so each line is read once and
+  each tile's pages miss once; within a tile of more pages than the first-level TLB holds,
+  each output line misses it again and finds its page in the STLB.
 The pages a walk cycles through miss the first-level TLB once they outnumber its entries,
 and need a page walk once they outnumber the second level's (STLB). Other walks are not
 modelled. The costs are non-negative and fitted to relative errors.
@@ -68,6 +69,7 @@ class Machine:
     l1: int = 32 << 10
     l2: int = 1 << 20
     stlb: int = STLB_ENTRIES
+    tile: int = 2048  # bytes of a transpose tile's row (MACHINE_TILE; default half a page)
 
     @classmethod
     def of(cls, model: Mapping[str, object]) -> Machine:
@@ -85,6 +87,7 @@ class Machine:
             value("L1_SIZE", 32 << 10),
             value("L2_SIZE", 1 << 20),
             value("STLB_ENTRIES", STLB_ENTRIES),
+            value("TILE_BYTES", value("PAGE_SIZE", 4096) // 2),
         )
 
 
@@ -258,9 +261,11 @@ def _sweeps(steps: list[tuple[int, int]], block: int, m: Machine, engine: str) -
 
 def _tiles(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: float,
            where: str, matrix_pages: float, m: Machine) -> list[float]:  # fmt: skip
-    """memcomm's transpose: t x t tiles, t the largest power of two from 16 whose input and
-    output rows fit the TLB together (plan.c); each line is read once, from where the matrix
-    sits, and each tile's pages are missed once."""
+    """memcomm's transpose (plan.c): t x t tiles, t the largest power of two from 16 whose
+    rows run at most the machine's tile row, halved while the tile's input and output pages
+    overflow the STLB, and no larger than the matrix needs; each line is read once, from where
+    the matrix sits. Each tile's pages are missed once; when they outnumber the first-level
+    TLB, each output line misses it again, in the STLB."""
 
     def pages(t: int, pitch: int) -> int:
         if pitch >= m.page:
@@ -271,8 +276,12 @@ def _tiles(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: fl
         return pages(t, s_in) + pages(t, n_in * block)
 
     tile = 16
-    while (tile < n_out or tile < n_in) and tile * 2 <= 1024 and tile_pages(tile * 2) <= m.tlb:
+    while tile * 2 * block <= m.tile and tile * 2 <= 1024:
         tile *= 2
+    while tile > 16 and tile_pages(tile) > m.stlb:
+        tile //= 2
+    while tile > 16 and tile // 2 >= n_out and tile // 2 >= n_in:
+        tile //= 2
     elements = reps * n_out * n_in
     accesses = elements * math.ceil(block / m.line)
     tiles = reps * math.ceil(n_out / tile) * math.ceil(n_in / tile)
@@ -280,14 +289,17 @@ def _tiles(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: fl
     band = pages(tile, s_in) * math.ceil(n_out * block / m.page) + pages(
         tile, n_in * block
     ) * math.ceil(n_in * block / m.page)
-    misses = tiles * tile_pages(tile) if band > m.tlb else 2 * matrix_pages
+    first = float(tiles * tile_pages(tile)) if band > m.tlb else 2 * matrix_pages
+    again = max(elements * block / m.line - first, 0.0) if tile_pages(tile) > m.tlb else 0.0
+    hits, walks = _tlb(first, band, m)
     reads: dict[str, float] = {"L1": accesses - distinct}
     reads[where] = reads.get(where, 0.0) + distinct
     return [
         float(elements),
         *_reads(reads),
         float(elements / tile if where == "far" else 0),
-        *_tlb(misses, band, m),
+        hits + again,
+        walks,
     ]
 
 

@@ -226,6 +226,11 @@ def probe_text(probe: dict[str, Any]) -> str:
         if entries
         else "  -> no knee found: TLB_ENTRIES keeps its default"
     )
+    lines.append("transpose tiles, streamed, 32 MiB, GB/s: tile row  doubles  floats")
+    tile = probe.get("TILE_BYTES", 0)
+    for row, doubles, floats in probe.get("tile", []):
+        mark = "  <- fastest: TILE_BYTES" if row == tile else ""
+        lines.append(f"  {row:8d} B  {doubles:7.2f}  {floats:6.2f}{mark}")
     lines.append("transpose into a just-written buffer, GB/s: size  plain  streaming")
     threshold, marked = probe.get("STREAM_BYTES", 0), False
     for size, plain, streaming in probe.get("transpose", []):
