@@ -21,5 +21,6 @@ int experiment_copy(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_logp(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_layouts(const timing *t, const char *sizes, int argc, char **argv);
 int experiment_simulate(const timing *t, const char *sizes, int argc, char **argv);
+int experiment_calls(const timing *t, const char *sizes, int argc, char **argv);
 
 #endif

@@ -19,7 +19,7 @@ static const struct {
     {"eager", experiment_eager, 2},             {"latency", experiment_latency, 1},
     {"copy", experiment_copy, 1},               {"simulate", experiment_simulate, 1},
     {"logp", experiment_logp, 2},               {"tlb", experiment_tlb, 1},
-    {"layouts", experiment_layouts, 1},
+    {"layouts", experiment_layouts, 1},         {"calls", experiment_calls, 2},
 };
 
 int main(int argc, char **argv)
@@ -47,7 +47,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_suite: %s runs on %d rank(s), not %d\n", experiments[e].name,
                     experiments[e].ranks, nranks);
     } else if ((rest = harness_options(argc, argv, &t, &sizes)) >= 0) {
-        if (rank == 0 && experiments[e].run != experiment_simulate)
+        if (rank == 0 && experiments[e].run != experiment_simulate &&
+            experiments[e].run != experiment_calls) /* counted, not timed */
             harness_counters_record();
         code = experiments[e].run(&t, sizes, argc - rest, argv + rest);
     }

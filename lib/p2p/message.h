@@ -114,6 +114,13 @@ static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype ty
     return !message_passes(type) && message_takes_analysed(buf, count, type, receive, m);
 }
 
+/* A call memcomm does not carry, told without a call of its own: memcomm disabled, the peer
+ * MPI_PROC_NULL, or a type known to pass (basic types after their first call). */
+static inline bool message_passes_at_once(MPI_Datatype type, int peer)
+{
+    return config_get()->disable || peer == MPI_PROC_NULL || message_passes(type);
+}
+
 /* message_takes for one side of a point-to-point call with `peer`: never when memcomm is
  * disabled or the peer is MPI_PROC_NULL (the MPI completes such calls at once). */
 static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype type, int peer,

@@ -549,10 +549,10 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--simulate",
                 action="store_true",
-                help="instead of timing, count "
-                "cache events of the single-process part under cachegrind "
-                "(ddt-vs-pack, decompose): simulated, for machines without "
-                "hardware counters",
+                help="instead of timing, count: cache events of the single-process "
+                "part under cachegrind (ddt-vs-pack, decompose), for machines without "
+                "hardware counters; pingpong: instructions per 8-byte MPI_DOUBLE send "
+                "with and without memcomm, under callgrind",
             )
     return top
 

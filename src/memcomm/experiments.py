@@ -397,9 +397,11 @@ def cachegrind_counts(command: list[str], preload: Path | None) -> tuple[dict[st
 
 def check_simulation(experiment: Experiment) -> None:
     """Whether --simulate can run for this experiment here; checked before anything starts."""
-    if experiment.name not in SIMULATED:
+    if experiment.name not in SIMULATED and experiment.name != "pingpong":
         known = ", ".join(SIMULATED)
-        raise MemcommError(f"--simulate covers the single-process parts of {known}")
+        raise MemcommError(
+            f"--simulate covers the single-process parts of {known}, and pingpong's latency"
+        )
     if shutil.which("valgrind") is None:
         raise MemcommError("--simulate needs valgrind (cachegrind): apt install valgrind")
 
@@ -416,6 +418,9 @@ def simulate(
     Each count is (run with the packs - the same run without them) / repeat; the MPI's
     start-up varies by some 1e5 instructions from run to run, so every run packs about 4M
     elements in all, leaving that noise at a few instructions per pack."""
+    if experiment.name == "pingpong":
+        simulate_calls(build, experiment, parameters, writer)
+        return
     layouts, size_of, default_sizes = SIMULATED[experiment.name]
     sizes = parameters.get("sizes") or default_sizes
     program = build.program("bench/bench_suite")
@@ -451,3 +456,63 @@ def simulate(
                     "tool": f"{version} cachegrind, simulated caches: {caches}",
                     "events": {k: (v - floor.get(k, 0)) / repeat for k, v in counts.items()},
                 })  # fmt: skip
+
+
+# ---- instructions memcomm adds to a call it does not carry (callgrind) ----
+
+CALLS_REPEATS = (2000, 4000)
+
+
+def callgrind_instructions(build: runner.Build, repeat: int, preload: bool) -> int:
+    """Instructions executed inside rank 0's `repeat` sends of one MPI_DOUBLE
+    (bench_suite calls), counted by callgrind."""
+    with tempfile.TemporaryDirectory() as directory:
+        command = [
+            *(["env", f"LD_PRELOAD={build.library}"] if preload else []),
+            "valgrind", "-q", "--tool=callgrind", "--collect-atstart=no",
+            "--toggle-collect=counted_send", f"--callgrind-out-file={directory}/callgrind.%p",
+            str(build.program("bench/bench_suite")), "calls", "--repeat", str(repeat),
+        ]  # fmt: skip
+        done = runner.launch(build, 2, command[0], command[1:], capture=True)
+        counts = [
+            int(line.split()[1])
+            for out in Path(directory).glob("callgrind.*")
+            for line in out.read_text().splitlines()
+            if line.startswith("summary:")
+        ]
+        if done.returncode != 0 or len(counts) != 2:
+            said = " / ".join(line for line in done.stderr.splitlines() if "==" not in line)
+            raise MemcommError(f"the callgrind run failed (exit {done.returncode}): {said[-300:]}")
+    return sum(counts)
+
+
+def simulate_calls(
+    build: runner.Build, experiment: Experiment, parameters: dict[str, Any], writer: results.Writer
+) -> None:
+    """Instructions per 8-byte MPI_DOUBLE send, with and without memcomm: the difference of
+    two runs' counts over the difference of their sends, so that what happens once (MPI's
+    first send to a peer, memcomm's first look at MPI_DOUBLE) cancels out."""
+    version = subprocess.run(
+        ["valgrind", "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    few, many = CALLS_REPEATS
+    writer.write(
+        meta(
+            build,
+            experiment,
+            "memcomm",
+            {**parameters, "simulate": "callgrind", "repeats": list(CALLS_REPEATS)},
+            ["valgrind", "--tool=callgrind", "--toggle-collect=counted_send",
+             str(build.program("bench/bench_suite")), "calls"],
+        )
+    )  # fmt: skip
+    for engine in ("mpi", "memcomm"):
+        preload = engine == "memcomm"
+        counts = [callgrind_instructions(build, r, preload) for r in CALLS_REPEATS]
+        writer.write({
+            "kind": "simulated", "experiment": experiment.name, "method": "MPI_Send",
+            "layout": "1 MPI_DOUBLE", "bytes": 8, "engine": engine,
+            "tool": f"{version} callgrind, instructions in rank 0's sends",
+            "events": {"Ir": (counts[1] - counts[0]) / (many - few)},
+            "totals": dict(zip([str(r) for r in CALLS_REPEATS], counts, strict=True)),
+        })  # fmt: skip

@@ -218,7 +218,7 @@ def test_simulate_counts_cache_events_and_says_they_are_simulated(tmp_path: Path
     done = memcomm("bench", "ddt-vs-pack", "--simulate", "--sizes", "4K", "--mpi", BUILT[0],
                    "--json", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "Simulated cache events per pack (not measured)" in done.stdout
+    assert "Simulated events per pack or call (not measured)" in done.stdout
     simulated = [r for run in results.read([out]) for r in run.others if r["kind"] == "simulated"]
     assert {(r["layout"], r["method"]) for r in simulated} == {
         (f"stride{s}", m) for s in (16, 32, 64) for m in ("datatype", "user pack")
@@ -229,3 +229,23 @@ def test_simulate_counts_cache_events_and_says_they_are_simulated(tmp_path: Path
         # start-up noise the subtraction leaves), and not absurdly many
         assert 0.95 * 2 * 512 <= r["events"]["Dr"] + r["events"]["Dw"] <= 100 * 512, r
         assert r["events"]["Ir"] >= 512
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_instructions_of_a_basic_send_are_counted_with_and_without_memcomm(
+    mpi: str, tmp_path: Path
+) -> None:
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind (callgrind) is not installed")
+    out = tmp_path / "calls.jsonl"
+    done = memcomm("bench", "pingpong", "--simulate", "--mpi", mpi, "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    simulated = [r for run in results.read([out]) for r in run.others if r["kind"] == "simulated"]
+    assert {r["engine"] for r in simulated} == {"mpi", "memcomm"}
+    for r in simulated:
+        assert r["method"] == "MPI_Send" and "callgrind" in r["tool"]
+        few, many = r["totals"]["2000"], r["totals"]["4000"]
+        # every send runs instructions of its own: twice the sends, more counted
+        assert many > few > 0 and r["events"]["Ir"] == (many - few) / 2000
+        assert r["events"]["Ir"] > 50  # an MPI send is more than a function call
+    assert "memcomm adds" in done.stdout and "counted by callgrind" in done.stdout
