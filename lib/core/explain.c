@@ -116,17 +116,19 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         (long long)p->tlb_entries);
     if (transposed) {
         char tiles[256];
-        const long long row = (long long)p->tile_bytes, pages_ = (long long)tr.tile_pages,
+        const long long row = (long long)p->tile_bytes, tile_pages = (long long)tr.tile_pages,
                         stlb = (long long)p->stlb_entries;
+        const char *why = tr.bound == TILE_MATRIX ? "the matrix needs no more"
+                                                  : "rows of the machine's tile row";
         if (tr.bound == TILE_STLB)
-            snprintf(tiles, sizeof tiles, "fewer than the machine's %lld B tile row allows, so "
-                     "that their %lld pages fit the second-level TLB (%lld entries)", row, pages_,
-                     stlb);
+            snprintf(tiles, sizeof tiles,
+                     "fewer than the machine's %lld B tile row allows, so that their %lld pages "
+                     "fit the second-level TLB (%lld entries)",
+                     row, tile_pages, stlb);
         else
-            snprintf(tiles, sizeof tiles, "%s (tile row %lld B), touching %lld pages "
-                     "(second-level TLB %lld entries)",
-                     tr.bound == TILE_MATRIX ? "the matrix needs no more" : "rows of the machine's "
-                     "tile row", row, pages_, stlb);
+            snprintf(tiles, sizeof tiles,
+                     "%s (tile row %lld B), touching %lld pages (second-level TLB %lld entries)",
+                     why, row, tile_pages, stlb);
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; tiles of "
                 "%lld x %lld elements: %s; %s\n",

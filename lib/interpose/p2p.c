@@ -45,7 +45,7 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
 }
 
 /* The entry of a blocking call: one it will not carry goes to the MPI as a tail call, before
- * any frame of memcomm's own (an 8-byte MPI_DOUBLE send pays about 15 instructions:
+ * any frame of memcomm's own (what that leaves on an 8-byte MPI_DOUBLE send is counted by
  * `memcomm bench pingpong --simulate`); the rest goes to NAME##_carried. */
 #define PASS_FIRST(NAME, PNAME, TYPE, PEER, PARAMS, ARGS)                                      \
     EXPORT int NAME PARAMS                                                                     \

@@ -192,16 +192,16 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
     return k < n ? k : n;
 }
 
+/* How far ahead in each input row the walk prefetches: the micro-tiles read 8 or 16 rows at
+ * once, more streams than the hardware prefetcher follows. Prefetches never fault, so past
+ * a row's end is harmless. */
+#define PREFETCH_AHEAD 128
+
 /* The tiled walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose
  * output lines are MR * ELEM = 64 bytes). Micro-tiles start at the first column whose input
  * rows are line-aligned (a wide load that splits two lines costs two) and, when streaming,
  * at the first row whose output lines are aligned, as non-temporal stores need; the rows
  * and columns before those, and the partial micro-tiles at the ends, are edges. */
-/* How far ahead in each input row the walk prefetches. The micro-tiles read 8 or 16 rows at
- * once, more streams than the hardware prefetcher follows; prefetching 2 lines ahead in each
- * row made streamed transposes 10-80% faster on the AMD EPYC VM (2026-11-24; 1-4 lines ahead
- * were alike, none was the slowest). Prefetches never fault: past a row's end is harmless. */
-#define PREFETCH_AHEAD 128
 
 #define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO)                                      \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \

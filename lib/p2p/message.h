@@ -102,17 +102,11 @@ typedef struct {
     int64_t bytes;      /* packed size of the call's count */
 } message;
 
-/* Whether memcomm carries (buf, count, type), received into when `receive` (a receive whose
- * entries overlap goes to the MPI); if so, `m` holds the analysis. Types known to pass cost
- * one inlined load; the rest is message_takes_analysed. */
+/* Whether memcomm carries (buf, count, type) of a type not known to pass, received into when
+ * `receive` (a receive whose entries overlap goes to the MPI); if so, `m` holds the
+ * analysis. */
 bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
                             message *m);
-
-static inline bool message_takes(const void *buf, int64_t count, MPI_Datatype type, bool receive,
-                                 message *m)
-{
-    return !message_passes(type) && message_takes_analysed(buf, count, type, receive, m);
-}
 
 /* A call memcomm does not carry, told without a call of its own: memcomm disabled, the peer
  * MPI_PROC_NULL, or a type known to pass (basic types after their first call). */
@@ -121,13 +115,14 @@ static inline bool message_passes_at_once(MPI_Datatype type, int peer)
     return config_get()->disable || peer == MPI_PROC_NULL || message_passes(type);
 }
 
-/* message_takes for one side of a point-to-point call with `peer`: never when memcomm is
- * disabled or the peer is MPI_PROC_NULL (the MPI completes such calls at once). */
+/* Whether memcomm carries one side of a point-to-point call with `peer`: never when it
+ * passes at once (a call to MPI_PROC_NULL the MPI completes at once); types known to pass
+ * cost one inlined load. */
 static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype type, int peer,
                                    bool receive, message *m)
 {
-    return !config_get()->disable && peer != MPI_PROC_NULL &&
-           message_takes(buf, count, type, receive, m);
+    return !message_passes_at_once(type, peer) &&
+           message_takes_analysed(buf, count, type, receive, m);
 }
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the

@@ -26,13 +26,13 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
  * planner).
  *
  * MACHINE_STLB: entries of the second-level TLB for 4 KiB pages, from cpuid leaf 0x18; 1536
- * (Intel cores since Skylake) when the CPU does not say (for the models, not the planner).
+ * (Intel cores since Skylake) when the CPU does not say: a transpose tile's pages stay within
+ * it (plan_transpose_for), and Memory-LogP counts page walks beyond it.
  *
  * MACHINE_TILE: bytes of one row of a transposing copy's tile (kernel/transpose.c): a run
  * within one page that the hardware prefetcher follows before the walk turns to the next
- * row. Default half a page; `--probe` times 512 B to 4 KiB and keeps the fastest (on the AMD
- * EPYC VM of 2026-11-24, 2 KiB rows ran 1.3-1.8x faster than the 256 B rows a first-level TLB
- * bound allowed).
+ * row. Default half a page; `--probe` times 512 B to 4 KiB and keeps the fastest (the curve
+ * it prints shows how much the row length matters on this machine).
  *
  * MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
  * AVX-512 F, BW and VL; 32 means AVX2. */
