@@ -21,11 +21,15 @@ static entry sets[CONSTRUCTIONS_SETS][CONSTRUCTIONS_WAYS];
 static uint64_t clock_now;
 static size_t bytes_held;
 
-static size_t bytes_of(const analysis *a) { return sizeof *a + a->arena.used; }
+/* what an entry holds: the analysis and its key (a large indexed type's key is its list) */
+static size_t bytes_of(const analysis *a, const construction *key)
+{
+    return sizeof *a + a->arena.used + key->len;
+}
 
 static void drop_locked(entry *e)
 {
-    bytes_held -= bytes_of(e->value);
+    bytes_held -= bytes_of(e->value, &e->key);
     analysis_release(e->value);
     construction_free(&e->key);
     memset(e, 0, sizeof *e);
@@ -55,7 +59,8 @@ static entry *oldest_locked(void)
 /* Keep `a` (a new reference) under `c` (taken over). */
 static void insert_locked(construction *c, analysis *a)
 {
-    if (bytes_of(a) > CONSTRUCTIONS_MAX_BYTES) {
+    const size_t bytes = bytes_of(a, c);
+    if (bytes > CONSTRUCTIONS_MAX_BYTES) {
         construction_free(c);
         return;
     }
@@ -70,13 +75,13 @@ static void insert_locked(construction *c, analysis *a)
     }
     if (slot->key.bytes)
         drop_locked(slot);
-    for (entry *old; bytes_held + bytes_of(a) > CONSTRUCTIONS_MAX_BYTES && (old = oldest_locked());)
+    for (entry *old; bytes_held + bytes > CONSTRUCTIONS_MAX_BYTES && (old = oldest_locked());)
         drop_locked(old);
     analysis_retain(a);
     slot->key = *c;
     slot->value = a;
     slot->used_at = ++clock_now;
-    bytes_held += bytes_of(a);
+    bytes_held += bytes;
 }
 
 analysis *constructions_analysis(MPI_Datatype type)

@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Types whose construction is longer than this (large indexed types) are analysed per
- * handle instead. */
-enum { CONSTRUCTION_MAX_BYTES = 64 << 10 };
+/* Types whose construction is longer than this are analysed per handle instead. An indexed
+ * type of 65,536 blocks (ddtbench's SPECFEM3D and LAMMPS layouts) takes 256-512 KiB; keying it
+ * costs a read of its contents and a hash, against a fresh analysis and fresh send-path
+ * trials at every re-creation. */
+enum { CONSTRUCTION_MAX_BYTES = 4 << 20 };
 
 typedef struct {
     unsigned char *bytes;

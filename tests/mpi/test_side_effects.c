@@ -146,6 +146,30 @@ static void analysed_at_first_use_once_per_construction(void)
     MPI_Pack(data, 4, s, packed, sizeof packed, &pos, MPI_COMM_SELF);
     MPI_Type_free(&s);
     CHECK(stats_now().analysed_types == later.analysed_types + 1);
+
+    /* a large indexed type (ddtbench's SPECFEM3D: 65,536 blocks of 3 floats) re-created is
+     * reused too: its construction is still a key */
+    enum { BLOCKS = 65536 };
+    int *at = malloc(sizeof *at * BLOCKS);
+    float *points = calloc(3 * BLOCKS, sizeof *points);
+    char *out = malloc(12 * BLOCKS);
+    for (int b = 0; b < BLOCKS; b++)
+        at[b] = 3 * ((b * 7) % BLOCKS);
+    memcomm_stats large_before = stats_now();
+    for (int i = 0; i < 3; i++) {
+        MPI_Datatype t;
+        MPI_Type_create_indexed_block(BLOCKS, 3, at, MPI_FLOAT, &t);
+        MPI_Type_commit(&t);
+        int position = 0;
+        MPI_Pack(points, 1, t, out, 12 * BLOCKS, &position, MPI_COMM_SELF);
+        MPI_Type_free(&t);
+    }
+    memcomm_stats large_after = stats_now();
+    CHECK(large_after.analysed_types == large_before.analysed_types + 1);
+    CHECK(large_after.reused_types == large_before.reused_types + 2);
+    free(at);
+    free(points);
+    free(out);
 }
 
 int main(int argc, char **argv)
