@@ -63,7 +63,7 @@ static void pack_face(const pattern *p, double *out)
 }
 
 
-enum { WARMUP = 8 };
+enum { WARMUP = 32 };
 
 enum { M_CONTIGUOUS, M_MPI, M_MANUAL, M_BLOCKED, M_MEMCOMM, METHODS };
 static const char *method_names[METHODS] = {"contiguous", "mpi", "manual", "manual-blocked",
@@ -87,6 +87,36 @@ static void send_once(const pattern *p, int method, double *packed, int64_t doub
     }
 }
 
+static bool runs(const pattern *p, int method)
+{
+    return !(method == M_BLOCKED && !p->pack_blocked) && !(method == M_MANUAL && !p->pack);
+}
+
+/* One repetition: `inner` round trips, each rank sending its layout by `method` and receiving
+ * the other's contiguously; the time of half a round trip. */
+static double half_round_trip(const pattern *p, int method, double *packed, double *received,
+                              int64_t doubles, int rank)
+{
+    const int peer = 1 - rank;
+    /* memcomm's receive is MPI_Recv too, so a latency run pays its checks on both sides */
+    int (*receive)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) =
+        method == M_MEMCOMM && p->inner > 1 ? MPI_Recv : PMPI_Recv;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int64_t k = 0; k < p->inner; k++) {
+        if (rank == 0) {
+            send_once(p, method, packed, doubles, peer);
+            receive(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE);
+        } else {
+            receive(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE);
+            send_once(p, method, packed, doubles, peer);
+        }
+    }
+    return (MPI_Wtime() - t0) / 2 / (double)p->inner;
+}
+
 static int measure(const pattern *p, int rank, int reps)
 {
     int size;
@@ -100,7 +130,7 @@ static int measure(const pattern *p, int rank, int reps)
     int failures = 0;
     /* what each method delivers to the other rank, against the MPI's own datatype send */
     for (int method = M_MPI; method < METHODS; method++) {
-        if ((method == M_BLOCKED && !p->pack_blocked) || (method == M_MANUAL && !p->pack))
+        if (!runs(p, method))
             continue;
         if (rank == 0) {
             send_once(p, method, packed, doubles, peer);
@@ -114,42 +144,27 @@ static int measure(const pattern *p, int rank, int reps)
             }
         }
     }
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int method = 0; method < METHODS; method++) {
-        if ((method == M_BLOCKED && !p->pack_blocked) || (method == M_MANUAL && !p->pack))
+    /* Each method's warm-up first (32 round trips, discarded: they also cover memcomm's first
+     * 30 sends of a type, which time both paths to pick one: lib/core/sendpath.h),
+     * then the repetitions, the methods in turn within each, so that drift hits all alike. */
+    double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
+    for (int method = 0; method < METHODS; method++)
+        for (int w = 0; w < WARMUP && runs(p, method); w++)
+            half_round_trip(p, method, packed, received, doubles, rank);
+    for (int r = 0; r < reps; r++)
+        for (int method = 0; method < METHODS; method++)
+            if (runs(p, method))
+                t[method * reps + r] = half_round_trip(p, method, packed, received, doubles, rank);
+    for (int method = 0; method < METHODS && rank == 0; method++) {
+        if (!runs(p, method))
             continue;
-        /* memcomm's receive is MPI_Recv too, so a latency run pays its checks on both sides */
-        int (*receive)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) =
-            method == M_MEMCOMM && p->inner > 1 ? MPI_Recv : PMPI_Recv;
-        /* 8 warm-up round trips, discarded: they also cover memcomm's first sends of a type,
-         * which time both paths to pick one (lib/core/sendpath.h) */
-        for (int r = -WARMUP; r < reps; r++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            for (int64_t k = 0; k < p->inner; k++) {
-                if (rank == 0) {
-                    send_once(p, method, packed, doubles, peer);
-                    receive(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
-                            MPI_STATUS_IGNORE);
-                } else {
-                    receive(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
-                            MPI_STATUS_IGNORE);
-                    send_once(p, method, packed, doubles, peer);
-                }
-            }
-            double half = (MPI_Wtime() - t0) / 2 / (double)p->inner;
-            if (r >= 0)
-                t[r] = half;
-        }
-        if (rank == 0) {
-            printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
-                   "\"bytes\": %lld, \"seconds\": [",
-                   p->name, method_names[method], (long long)bytes);
-            for (int r = 0; r < reps; r++)
-                printf(r ? ", %.9f" : "%.9f", t[r]);
-            printf("]}\n");
-            fflush(stdout);
-        }
+        printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
+               "\"bytes\": %lld, \"seconds\": [",
+               p->name, method_names[method], (long long)bytes);
+        for (int r = 0; r < reps; r++)
+            printf(r ? ", %.9f" : "%.9f", t[method * reps + r]);
+        printf("]}\n");
+        fflush(stdout);
     }
     free(t);
     free(packed);
