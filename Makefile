@@ -103,7 +103,7 @@ test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS)
 	  $(VENV)/bin/pytest -q tests/python
 	$(VENV)/bin/ruff check src tests/python
 	$(VENV)/bin/ruff format --check src tests/python
-	$(VENV)/bin/mypy src
+	$(VENV)/bin/mypy src tests/python
 
 # A long differential run (1M types per MPI), not part of `make test`.
 soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
@@ -115,7 +115,7 @@ soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check src tests/python
 	$(VENV)/bin/ruff format --check src tests/python
-	$(VENV)/bin/mypy src
+	$(VENV)/bin/mypy src tests/python
 
 clean:
 	rm -rf build

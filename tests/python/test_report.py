@@ -1,5 +1,7 @@
 """Medians, ratios and tables from known records."""
 
+from typing import Any
+
 import pytest
 
 from memcomm import report
@@ -7,7 +9,7 @@ from memcomm import report
 
 def record(
     method: str, seconds: list[float], pattern: str = "p", direction: str = "pack"
-) -> dict[str, object]:
+) -> dict[str, Any]:
     return {
         "experiment": "pack",
         "pattern": pattern,
@@ -62,7 +64,11 @@ def test_summary_gives_geomean_and_worst_pattern() -> None:
 
 
 def test_pack_rows_keep_pattern_order_and_skip_other_experiments() -> None:
-    records = [record("mpi", [1.0], "b"), {"experiment": "other"}, record("mpi", [1.0], "a")]
+    records: list[dict[str, Any]] = [
+        record("mpi", [1.0], "b"),
+        {"experiment": "other"},
+        record("mpi", [1.0], "a"),
+    ]
     assert [r.pattern for r in report.pack_rows(records)] == ["b", "a"]
 
 
