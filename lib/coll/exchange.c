@@ -265,10 +265,10 @@ static bool choose_path(exchange *x, const exchange_form *form, sides short_bloc
     x->key = heaviest(x, paths[0]);     /* the same key whichever path this call takes */
     const int64_t bytes = send_total + recv_total;
     if (form->kind == EXCHANGE_BLOCKING)
-        x->choice = sendpath_choose(x->key, form->use, bytes, n);
+        x->choice = sendpath_choose(x->key, form->use, bytes, n, TRIAL_SEND);
     else
-        x->choice = (send_choice){sendpath_for_nonblocking(x->key, form->use, bytes, n), -1, 0,
-                                  form->use};
+        x->choice = (send_choice){sendpath_for_nonblocking(x->key, form->use, bytes, n), -1,
+                                  false, 0, form->use, TRIAL_SEND, 0};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;
     return x->choice.path < n - 1 || x->choice.trial >= 0;
@@ -392,7 +392,7 @@ int exchange_called(exchange *x, int rc, double start, const MPI_Request *reques
 {
     if (x->kind == EXCHANGE_BLOCKING) {
         unpack_received(x, rc);
-        if (x->choice.trial >= 0 && rc == MPI_SUCCESS)
+        if (x->choice.timed && rc == MPI_SUCCESS)
             sendpath_record(x->key, &x->choice, PMPI_Wtime() - start);
         give_back(x);
     } else if (rc != MPI_SUCCESS) {

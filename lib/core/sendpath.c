@@ -6,17 +6,23 @@
 
 #include "../base/alloc.h"
 #include "config.h"
+#include "stats.h"
 
 enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 
-enum { MAX_TRIALS = SENDPATH_MAX_PATHS * SENDPATH_TRIALS_EACH };
+/* per path, two blocks of turns, a point-to-point turn being two calls (the warm-up block is
+ * not recorded) */
+enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
 typedef struct {
     int next;    /* trials handed out */
     int recorded;
     int paths;   /* alternatives, set by the first choice */
     int decided; /* UNDECIDED or a path */
-    double seconds[MAX_TRIALS];
+    trial trials[MAX_TRIALS];
+    int round;                  /* of trials, from 0 */
+    int calls, strikes;         /* since the decision: calls, samples in a row found slow */
+    double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
 } size_class_state;
 
 /* per use, made at its first choice: most types are measured in one or two uses */
@@ -65,14 +71,45 @@ static size_class_state *classes_of(sendpath_table *t, path_use use)
     return t->classes[use];
 }
 
+/* Trials run in blocks of SENDPATH_TRIALS_EACH turns of one path, a turn being a send and a
+ * receive for point-to-point (in an exchange or a ping-pong the n-th send of one end meets
+ * the n-th receive of the other on the same path) and one call for a collective. Blocks in a
+ * row keep each end's times clean: a receive also waits for the other end's previous
+ * unpack, which the turn before did on its path. A first block of packing, not timed, takes
+ * the warm-up (buffers faulting in, the analysis's first walk: the first receives of a
+ * message of 0.2 MB take 10-30 times the later ones); then the blocks go there and back (A B
+ * B A; A B C C B A), so that what still drifts weighs on every path alike. */
+static int trial_block(path_use use)
+{
+    return (use == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
+}
+
+static int trials_per_path(path_use use) { return 2 * trial_block(use); }
+
+/* trials handed out per round: the warm-up block, then each path's */
+static int trials_in_round(path_use use, int paths)
+{
+    return trial_block(use) + paths * trials_per_path(use);
+}
+
+static bool warming_up(int t, path_use use) { return t < trial_block(use); }
+
+static int path_of_trial(int t, path_use use, int paths)
+{
+    if (warming_up(t, use))
+        return 0;
+    const int block = (t - trial_block(use)) / trial_block(use);
+    return block < paths ? block : 2 * paths - 1 - block;
+}
+
 static int fixed_path(int paths)
 {
     return config_get()->send_path == CONFIG_SEND_BY_MPI ? paths - 1 : 0;
 }
 
-send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
+send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side)
 {
-    send_choice choice = {fixed_path(paths), -1, size_class(bytes), use};
+    send_choice choice = {fixed_path(paths), -1, false, size_class(bytes), use, side, 0};
     sendpath_table *t;
     if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)) || paths < 2 ||
         paths > SENDPATH_MAX_PATHS)
@@ -88,24 +125,57 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths)
         s->paths = paths;
     if (s->decided != UNDECIDED) {
         choice.path = s->decided < paths ? s->decided : 0;
-    } else if (s->paths == paths && s->next < paths * SENDPATH_TRIALS_EACH) {
+        choice.timed = use == USE_POINT_TO_POINT && s->round + 1 < SENDPATH_ROUNDS &&
+                       s->usual[side] > 0 && ++s->calls % SENDPATH_SAMPLE_EVERY == 0;
+    } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
         choice.trial = s->next++;
-        choice.path = choice.trial / SENDPATH_TRIALS_EACH;
+        choice.timed = !warming_up(choice.trial, use);
+        choice.path = path_of_trial(choice.trial, use, paths);
     } /* else: trials out, not all recorded yet: pack */
+    choice.round = s->round;
     pthread_mutex_unlock(&t->lock);
     return choice;
+}
+
+/* All trials in: decide, and keep the decided path's usual times for the samples. */
+static void decide(size_class_state *s)
+{
+    s->decided = trials_decide(s->trials, s->recorded, s->paths);
+    for (int side = 0; side < TRIAL_SIDES; side++)
+        s->usual[side] = trials_usual(s->trials, s->recorded, s->decided, side);
+    s->calls = s->strikes = 0;
+    stats_path_decided(s->decided == s->paths - 1);
+}
+
+/* A decided path's sampled call: slow several times in a row, the trials run again. */
+static void check_sample(size_class_state *s, int side, double seconds)
+{
+    if (seconds <= SENDPATH_SLOWER * s->usual[side]) {
+        s->strikes = 0;
+    } else if (++s->strikes == SENDPATH_STRIKES) {
+        s->next = s->recorded = 0;
+        s->decided = UNDECIDED;
+        s->round++;
+    }
 }
 
 void sendpath_record(analysis *a, const send_choice *c, double seconds)
 {
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
-    if (c->trial < 0 || !t)
+    if (!c->timed || !t)
         return;
     pthread_mutex_lock(&t->lock);
     size_class_state *s = t->classes[c->use] + c->size_class; /* made by the choice */
-    s->seconds[c->trial] = seconds;
-    if (++s->recorded == s->paths * SENDPATH_TRIALS_EACH)
-        s->decided = sendpath_decide(s->seconds, s->paths, s->recorded);
+    if (c->round != s->round) {
+        /* timed for a round since ended */
+    } else if (c->trial >= 0) {
+        s->trials[s->recorded++] =
+            (trial){seconds, (unsigned char)c->side, (unsigned char)c->path};
+        if (s->recorded == s->paths * trials_per_path(c->use))
+            decide(s);
+    } else if (s->decided != UNDECIDED) {
+        check_sample(s, c->side, seconds);
+    }
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -121,22 +191,6 @@ int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes, int paths
     const int decided = classes ? classes[size_class(bytes)].decided : UNDECIDED;
     pthread_mutex_unlock(&t->lock);
     return decided == UNDECIDED || decided >= paths ? SEND_PACKED : decided;
-}
-
-int sendpath_decide(const double seconds[], int paths, int trials)
-{
-    double best[SENDPATH_MAX_PATHS];
-    const int each = trials / paths;
-    for (int p = 0; p < paths; p++) {
-        best[p] = seconds[p * each];
-        for (int t = p * each + 1; t < (p + 1) * each; t++)
-            best[p] = seconds[t] < best[p] ? seconds[t] : best[p];
-    }
-    int chosen = 0;
-    for (int p = 1; p < paths; p++)
-        if (best[p] < best[chosen])
-            chosen = p;
-    return chosen;
 }
 
 void sendpath_free(analysis *a)

@@ -1,15 +1,21 @@
-/* sendpath: whether a send of a type memcomm carries packs it (memcomm) or goes to the MPI's
- * own datatype send, measured per type and message size; likewise for each collective memcomm
+/* sendpath: whether memcomm packs a message of a type it carries, or leaves it to the MPI's own
+ * datatype path, measured per type and message size; likewise for each collective memcomm
  * carries (a "use": the same type may win in a send and lose in an Alltoall).
  *
- * Pack-then-send costs one copy more than a datatype send that packs straight into the
- * transport, which is what Open MPI does for messages it pipelines: there its datatype send
- * of small non-contiguous messages beats memcomm's (README, ping-pong). Which path wins
- * depends on the MPI, the layout and the size, so memcomm measures it: the first blocking
- * sends of each (type, size class) try the two paths, 3 in a row each, timed, and the faster
- * one (by the best of three each) is used from then on. Both paths deliver the same bytes, so
- * the choice changes speed only (a collective's ranks may choose differently: MPI_PACKED
- * matches any type). Non-blocking sends use a decided path, or pack until one is decided.
+ * Packing costs copies of its own: pack, the contiguous transfer, unpack, one after the
+ * other, where an MPI that pipelines its datatype engine (Open MPI) packs into the transport
+ * on one core while the receiver unpacks on another. Which wins depends on the MPI, the layout
+ * and the size, so memcomm measures it. A point-to-point message has two ends, and what one
+ * costs depends on what the other does (MPICH receives a contiguous message into a
+ * non-contiguous type 2-4x slower than either all-packed or all-MPI: `memcomm bench lifecycle`
+ * with MEMCOMM_SEND_PATH), so both ends follow one decision per type and size class, sends
+ * and receives alike: the first blocking calls of each are timed trials, in blocks of one
+ * path (lib/core/sendpath.c says in which order), and lib/base/trials.h decides from the sum
+ * of the best send and the best receive time. Both
+ * ranks of an exchange time the same turns and reach the same decision unless the two paths
+ * are within noise, where the margin favours the MPI's own; and if they still decide apart,
+ * the samples below find it. Non-blocking calls use a decided path, or pack until one is
+ * decided (the MPI_PACKED bytes match either end's path).
  * MEMCOMM_SEND_PATH=packed or =mpi fixes the path of every use; =measure is the default. */
 #ifndef MEMCOMM_SENDPATH_H
 #define MEMCOMM_SENDPATH_H
@@ -17,14 +23,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../base/trials.h"
 #include "analysis.h"
 
 typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
-/* What is timed: a point-to-point send, or a collective (the whole call, every rank's
+/* What is timed: a point-to-point send or receive, or a collective (the whole call, every rank's
  * packing and unpacking included), keyed by the analysis of its largest packed block. */
 typedef enum {
-    USE_SEND,
+    USE_POINT_TO_POINT,
     USE_ALLTOALL,
     USE_ALLTOALLV,
     USE_ALLTOALLW,
@@ -47,30 +54,35 @@ typedef enum {
  * path (SEND_BY_MPI for a send's two); a collective may have a third, packing long blocks
  * too (lib/coll/exchange.c). */
 enum { SENDPATH_MAX_PATHS = 3, SENDPATH_TRIALS_EACH = 3 };
+enum { SENDPATH_SAMPLE_EVERY = 4, SENDPATH_STRIKES = 3, SENDPATH_SLOWER = 2, SENDPATH_ROUNDS = 3 };
 
 typedef struct {
     int path;
-    int trial; /* >= 0: this send is timed as trial `trial` of its size class; -1: not timed */
+    int trial; /* >= 0: this call is timed as trial `trial` of its size class; -1: not */
+    bool timed; /* a trial, or a decided path's call sampled: time it, sendpath_record */
     int size_class;
     path_use use;
+    int side;  /* TRIAL_SEND or TRIAL_RECEIVE (lib/base/trials.h) */
+    int round; /* of trials: a call timed for an earlier round is not recorded */
 } send_choice;
 
-/* The path for a blocking call (`use`) moving `bytes` of this type, among `paths` (2 or 3;
- * the same for every call of a use, type and size). The first calls are trials: 3 of the
- * first path, then 3 of the next, ... (in a row, so that the first one's buffers faulting
- * in does not weigh on the next two: a path of large messages is timed warm). */
-send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths);
+/* The path for a blocking call (`use`; `side`: TRIAL_SEND, or TRIAL_RECEIVE for a receive)
+ * moving `bytes` of this type, among `paths` (2 or 3; the same for every call of a use, type
+ * and size). The first calls are trials, in blocks of one path. */
+send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side);
 
-/* The time a timed send took. */
+/* The time a timed call took. A point-to-point path, once decided, has every
+ * SENDPATH_SAMPLE_EVERY-th blocking call timed against its trials' usual time: when
+ * SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER times that, the trials run
+ * again (at most SENDPATH_ROUNDS rounds). That is how the two ends of an exchange that
+ * decided differently (one sends packed, the other receives by the MPI: on MPICH 3-10x the
+ * time of either path) find each other: the slowed end measures again, with the other end's
+ * path fixed, and settles on the path that meets it. */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a non-blocking or persistent call among `paths`: the one its blocking form
  * decided, packed (0) until then. */
 int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes, int paths);
-
-/* The decision from the trials' times, `trials / paths` of each path in a row (pure, for
- * tests): the path with the best time, the lower index on a tie. */
-int sendpath_decide(const double seconds[], int paths, int trials);
 
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);

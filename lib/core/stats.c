@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-    reused_types, stale_requests;
+    reused_types, stale_requests, paths_packed, paths_by_mpi;
 
 void stats_handled(int64_t bytes)
 {
@@ -25,12 +25,18 @@ void stats_stale_request(void)
     atomic_fetch_add_explicit(&stale_requests, 1, memory_order_relaxed);
 }
 
+void stats_path_decided(int by_mpi)
+{
+    atomic_fetch_add_explicit(by_mpi ? &paths_by_mpi : &paths_packed, 1, memory_order_relaxed);
+}
+
 stats_snapshot stats_read(void)
 {
     stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
                         atomic_load(&fallback_calls), atomic_load(&error_calls),
                         atomic_load(&analysed_types), atomic_load(&reused_types),
-                        atomic_load(&stale_requests)};
+                        atomic_load(&stale_requests), atomic_load(&paths_packed),
+                        atomic_load(&paths_by_mpi)};
     return s;
 }
 
@@ -45,7 +51,9 @@ void stats_print(FILE *out, int rank)
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
-            " types, reused %" PRIu64 " analyses%s\n",
+            " types, reused %" PRIu64 " analyses; measured %" PRIu64 " paths, packing %" PRIu64
+            "%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
-            s.analysed_types, s.reused_types, stale);
+            s.analysed_types, s.reused_types, s.paths_packed + s.paths_by_mpi, s.paths_packed,
+            stale);
 }

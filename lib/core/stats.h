@@ -7,7 +7,7 @@
 
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-        reused_types, stale_requests;
+        reused_types, stale_requests, paths_packed, paths_by_mpi;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -16,6 +16,8 @@ void stats_error(void);
 void stats_analysed(void);
 void stats_reused(void);
 void stats_stale_request(void);
+/* A path decided from timed trials (lib/core/sendpath.h): packing, or the MPI's own. */
+void stats_path_decided(int by_mpi);
 stats_snapshot stats_read(void);
 void stats_print(FILE *out, int rank);
 

@@ -10,7 +10,8 @@
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 
-/* Whether memcomm carries this side of a message; if so, `*packed` is its buffer (`fill`:
+/* Whether memcomm carries this side of a message, in a call that is not timed (its path is
+ * the one measured, packed until there is one); if so, `*packed` is its buffer (`fill`:
  * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
  * `receive`: the buffer is received into. */
 static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer, bool fill,
@@ -18,6 +19,10 @@ static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer,
 {
     if (!message_carries(buf, count, type, peer, receive, m))
         return false;
+    if (message_left_to_mpi(m)) {
+        message_done(m);
+        return false;
+    }
     *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
     if (!*packed)
         message_done(m);
@@ -55,8 +60,33 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
         return NAME##_carried ARGS;                                                            \
     }
 
-/* Blocking sends: packed, or the MPI's own datatype send, as lib/core/sendpath.h measures
- * per type and size (the first sends of each are timed trials of both). */
+/* The path of a blocking send or receive (lib/core/sendpath.h), timed when it is a trial or
+ * a sample. */
+typedef struct {
+    send_choice choice;
+    double start;
+} timed_path;
+
+static timed_path path_begin(const message *m, int side)
+{
+    timed_path t = {sendpath_choose(m->analysis, USE_POINT_TO_POINT, m->bytes, 2, side), 0};
+    if (t.choice.timed)
+        t.start = PMPI_Wtime();
+    return t;
+}
+
+/* After the call (rc): record a timed call that ran the path it was given (`packed`: whether the
+ * call was packed, which it may not be for want of memory), and let the message go. */
+static void path_end(message *m, const timed_path *t, int rc, bool packed, void *buffer)
+{
+    if (t->choice.timed && rc == MPI_SUCCESS && packed == (t->choice.path == SEND_PACKED))
+        sendpath_record(m->analysis, &t->choice, PMPI_Wtime() - t->start);
+    bufpool_give(buffer);
+    message_done(m);
+}
+
+/* Blocking sends and receives: packed, or the MPI's own datatype path, as measured per type
+ * and size (the first calls of each are timed trials of both). */
 #define SEND_SHIM(NAME, PNAME, COUNT_T)                                                        \
     static __attribute__((noinline)) int NAME##_carried(const void *buf, COUNT_T count,        \
                                                         MPI_Datatype type, int dest, int tag,  \
@@ -65,15 +95,11 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
         message m;                                                                             \
         if (!message_carries(buf, count, type, dest, false, &m))                               \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        send_choice choice = sendpath_choose(m.analysis, USE_SEND, m.bytes, 2);                \
-        const double start = choice.trial >= 0 ? PMPI_Wtime() : 0; /* timed trials only */     \
-        void *packed = choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;       \
+        const timed_path t = path_begin(&m, TRIAL_SEND);                                       \
+        void *packed = t.choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;     \
         int rc = packed ? PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, dest, tag, comm)         \
                         : PNAME(buf, count, type, dest, tag, comm);                            \
-        if (choice.trial >= 0 && rc == MPI_SUCCESS && (packed || choice.path == SEND_BY_MPI))  \
-            sendpath_record(m.analysis, &choice, PMPI_Wtime() - start);                        \
-        bufpool_give(packed);                                                                  \
-        message_done(&m);                                                                      \
+        path_end(&m, &t, rc, packed != NULL, packed);                                          \
         return rc;                                                                             \
     }                                                                                          \
     PASS_FIRST(NAME, PNAME, type, dest,                                                        \
@@ -88,13 +114,17 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
                                                         MPI_Status *status)                    \
     {                                                                                          \
         message m;                                                                             \
-        void *packed;                                                                          \
-        if (!packed_receive(buf, count, type, source, &m, &packed))                            \
+        if (!message_carries(buf, count, type, source, true, &m))                              \
             return PNAME(buf, count, type, source, tag, comm, status);                         \
+        const timed_path t = path_begin(&m, TRIAL_RECEIVE);                                    \
+        void *packed = t.choice.path == SEND_PACKED ? bufpool_take(m.bytes) : NULL;            \
         MPI_Status own;                                                                        \
         MPI_Status *st = status_or(status, &own);                                              \
-        int rc = PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, source, tag, comm, st);           \
-        finish_receive(&m, packed, rc, st, buf);                                               \
+        int rc = packed ? PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, source, tag, comm, st)   \
+                        : PNAME(buf, count, type, source, tag, comm, st);                      \
+        if (packed)                                                                            \
+            message_deliver(&m, packed, rc, st, buf);                                          \
+        path_end(&m, &t, rc, packed != NULL, packed);                                          \
         return rc;                                                                             \
     }                                                                                          \
     PASS_FIRST(NAME, PNAME, type, source,                                                      \

@@ -6,7 +6,6 @@
  * unpacks receives and gives buffers back. With no carried request outstanding, they go to
  * the MPI after one atomic load. */
 #include "../base/mpiutil.h"
-#include "../core/sendpath.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/completion.h"
 #include "../p2p/message.h"
@@ -20,9 +19,8 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     *c = (carried_request){0};
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
-    if (!receive && !persistent &&
-        sendpath_for_nonblocking(c->m.analysis, USE_SEND, c->m.bytes, 2) == SEND_BY_MPI) {
-        message_done(&c->m); /* the MPI's datatype send measured faster for this type */
+    if (message_left_to_mpi(&c->m)) {
+        message_done(&c->m); /* the MPI's own path measured faster for this type */
         return false;
     }
     c->receive = receive;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/device.h"
+#include "../core/sendpath.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
 #include "../kernel/kernel.h"
@@ -67,6 +68,12 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     }
     m->analysis = a;
     return true;
+}
+
+bool message_left_to_mpi(const message *m)
+{
+    return sendpath_for_nonblocking(m->analysis, USE_POINT_TO_POINT, m->bytes, 2) ==
+           SEND_BY_MPI;
 }
 
 void *message_pack(const message *m, const void *buf, int64_t count)

@@ -13,7 +13,9 @@
  *
  * Everything else goes to the MPI unchanged: basic and contiguous types (recognized from a
  * small cache of handles known to pass, without locking), types memcomm does not handle,
- * zero counts, MPI_BOTTOM and NULL buffers, and messages too large for an int count. */
+ * zero counts, MPI_BOTTOM and NULL buffers, and messages too large for an int count; and
+ * messages of a type and size for which the MPI's own datatype path measured faster, at
+ * both ends (lib/core/sendpath.h). */
 #ifndef MEMCOMM_MESSAGE_H
 #define MEMCOMM_MESSAGE_H
 
@@ -124,6 +126,10 @@ static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype 
     return !message_passes_at_once(type, peer) &&
            message_takes_analysed(buf, count, type, receive, m);
 }
+
+/* Whether a call that is not a timed trial leaves this message to the MPI's own datatype
+ * path: the path measured for its type and size (lib/core/sendpath.h) is the MPI's. */
+bool message_left_to_mpi(const message *m);
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the
  * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */

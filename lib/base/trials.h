@@ -1,0 +1,32 @@
+/* trials: which of a few alternative ways of doing the same call was fastest, from timed
+ * trials (pure functions, for the send-path choice in lib/core/sendpath.c).
+ *
+ * A trial is one call on one side (the sending or the receiving end of a message; a
+ * collective has one side) by one alternative. An alternative scores the sum, over the sides
+ * timed on every alternative, of each side's usual (median) time: a median is disturbed
+ * neither by slow outliers (noise, buffers faulting in) nor by fast ones (a first call after
+ * a switch of path can find the other end idle and ready), and in an exchange, where a rank
+ * both sends and receives, the sum covers both ends of its messages. The last alternative is
+ * the MPI's own path, the one the program would get without memcomm: another wins only by
+ * more than TRIALS_MARGIN of its score, so noise does not move a call off it. */
+#ifndef MEMCOMM_TRIALS_H
+#define MEMCOMM_TRIALS_H
+
+enum { TRIAL_SEND, TRIAL_RECEIVE, TRIAL_SIDES };
+
+#define TRIALS_MARGIN 0.10
+
+typedef struct {
+    double seconds;
+    unsigned char side; /* TRIAL_SEND or TRIAL_RECEIVE */
+    unsigned char path; /* the alternative, 0 .. paths-1 */
+} trial;
+
+/* The chosen alternative (0 .. paths-1) from `n` trials. */
+int trials_decide(const trial trials[], int n, int paths);
+
+/* The usual time of one side's calls on one alternative: the median of its trials (0 when it
+ * had none). A decided path's later calls are compared with it. */
+double trials_usual(const trial trials[], int n, int path, int side);
+
+#endif

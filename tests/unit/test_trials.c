@@ -1,0 +1,110 @@
+/* The path decision from timed trials (lib/base/trials.h), on hand-made times. */
+#include "../check.h"
+#include "base/trials.h"
+
+enum { S = TRIAL_SEND, R = TRIAL_RECEIVE };
+
+/* trials alternating between two paths in blocks of `block` calls, sides as given */
+static int alternating(trial out[], const double seconds[], const unsigned char sides[], int n,
+                       int block, int paths)
+{
+    for (int t = 0; t < n; t++)
+        out[t] = (trial){seconds[t], sides[t], (unsigned char)((t / block) % paths)};
+    return n;
+}
+
+static void test_one_side(void)
+{
+    /* a sender alone (a ping-pong against a contiguous receive): packing's usual 1.2 against
+     * the MPI's 2.2 */
+    trial t[6];
+    const unsigned char sends[] = {S, S, S, S, S, S};
+    int n = alternating(t, (const double[]){1.5, 2.0, 1.0, 2.5, 1.2, 2.2}, sends, 6, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 0);
+    /* a slow outlier does not matter */
+    n = alternating(t, (const double[]){9.0, 2.0, 1.0, 2.1, 1.1, 9.0}, sends, 6, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 0);
+    /* nor does a fast one (a first call after a switch of path) */
+    n = alternating(t, (const double[]){2.0, 1.5, 0.1, 1.6, 2.1, 1.4}, sends, 6, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+}
+
+static void test_margin_favours_the_mpi(void)
+{
+    trial t[2];
+    const unsigned char sends[] = {S, S};
+    int n = alternating(t, (const double[]){0.95, 1.0}, sends, 2, 1, 2); /* 5% faster */
+    CHECK(trials_decide(t, n, 2) == 1);
+    n = alternating(t, (const double[]){0.85, 1.0}, sends, 2, 1, 2); /* 15% */
+    CHECK(trials_decide(t, n, 2) == 0);
+}
+
+static void test_both_ends(void)
+{
+    /* An exchange, a send and a receive per block: packing sends faster (1.1 against 2.1) but
+     * its receive unpacks slowly (3.2 against 1.1): the sum decides, 4.3 against 3.2, for the
+     * MPI. (Of two values the median is the larger.) */
+    trial t[8];
+    const unsigned char sr[] = {S, R, S, R, S, R, S, R};
+    int n = alternating(t, (const double[]){1.0, 3.0, 2.0, 1.0, 1.1, 3.2, 2.1, 1.1}, sr, 8, 2, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+    /* the same with the receive no slower: packing */
+    n = alternating(t, (const double[]){1.0, 1.0, 2.0, 1.0, 1.1, 1.2, 2.1, 1.1}, sr, 8, 2, 2);
+    CHECK(trials_decide(t, n, 2) == 0);
+}
+
+static void test_a_side_missing_from_a_path(void)
+{
+    /* Receives only on the first path (the ends out of step): only the sides timed on every
+     * path count, here the sends. */
+    trial t[8];
+    const unsigned char sides[] = {S, R, S, S, S, R, S, S};
+    int n = alternating(t, (const double[]){1.0, 0.1, 2.0, 2.0, 1.0, 0.1, 2.0, 2.0}, sides, 8, 2,
+                        2);
+    CHECK(trials_decide(t, n, 2) == 0);
+    /* nothing in common: the MPI's own */
+    const unsigned char apart[] = {R, R, S, S, R, R, S, S};
+    n = alternating(t, (const double[]){1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 2.0, 2.0}, apart, 8, 2, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+}
+
+static void test_three_paths(void)
+{
+    /* a collective: short blocks packed, every gap packed, the MPI's own */
+    trial t[6];
+    const unsigned char sends[] = {S, S, S, S, S, S};
+    int n = alternating(t, (const double[]){2.0, 1.0, 3.0, 2.0, 1.0, 3.0}, sends, 6, 1, 3);
+    CHECK(trials_decide(t, n, 3) == 1);
+    n = alternating(t, (const double[]){1.0, 1.0, 3.0, 1.0, 1.0, 3.0}, sends, 6, 1, 3);
+    CHECK(trials_decide(t, n, 3) == 0); /* the lower index on a tie */
+    CHECK(trials_decide(t, n, 1) == 0); /* one path: itself */
+}
+
+static void test_usual(void)
+{
+    /* the median of a side's trials on one path: the first call's outlier (buffers faulting
+     * in) does not count */
+    trial t[12];
+    const unsigned char sides[] = {R, S, S, R, R, S, S, R, S, R, R, S};
+    int n = alternating(t,
+                        (const double[]){63.0, 1.0, 2.0, 3.0, 1.4, 1.2, 2.5, 9.0, 2.0, 1.1,
+                                         2.4, 2.2},
+                        sides, 12, 2, 2);
+    CHECK(trials_usual(t, n, 0, R) == 1.4); /* 63, 1.4, 1.1 */
+    CHECK(trials_usual(t, n, 0, S) == 1.2); /* 1.0, 1.2, 2.0 */
+    CHECK(trials_usual(t, n, 1, R) == 3.0); /* 3.0, 9.0, 2.4 */
+    CHECK(trials_usual(t, n, 1, S) == 2.2); /* 2.0, 2.5, 2.2 */
+    n = alternating(t, (const double[]){1, 1, 1, 1}, (const unsigned char[]){S, S, S, S}, 4, 1, 2);
+    CHECK(trials_usual(t, n, 0, R) == 0); /* none */
+}
+
+int main(void)
+{
+    test_one_side();
+    test_margin_favours_the_mpi();
+    test_both_ends();
+    test_a_side_missing_from_a_path();
+    test_three_paths();
+    test_usual();
+    return check_summary("test_trials");
+}
