@@ -221,6 +221,10 @@ def bench(args: argparse.Namespace) -> int:
         if args.engine and experiment.suite:
             engines = ("mpi", "memcomm") if args.engine == "both" else (args.engine,)
         program_args, parameters = program_arguments(args, experiment)
+        if args.transport != "default":
+            if args.simulate:
+                raise MemcommError("--simulate counts one process: it takes no --transport")
+            parameters["transport"] = args.transport
         experiments.check_memory(experiment, parameters.get("sizes"))
         if args.simulate:
             experiments.check_simulation(experiment)
@@ -246,6 +250,7 @@ def bench(args: argparse.Namespace) -> int:
                 parameters,
                 writer,
                 show_progress=not args.quiet,
+                transport=args.transport,
             )
     finally:
         if stream is not sys.stdout:
@@ -546,6 +551,13 @@ def parser() -> argparse.ArgumentParser:
                 "--only", default="", help="pack, pingpong, collectives: patterns containing this"
             )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
+            p.add_argument(
+                "--transport",
+                choices=runner.TRANSPORTS,
+                default="default",
+                help="how the ranks talk: the MPI's default (shared memory on one node) or "
+                "its TCP path over the loopback, the stand-in for two nodes",
+            )
             p.add_argument(
                 "--simulate",
                 action="store_true",

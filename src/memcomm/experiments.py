@@ -244,8 +244,9 @@ def run(
     parameters: dict[str, Any],
     writer: results.Writer,
     show_progress: bool = True,
+    transport: str = "default",
 ) -> None:
-    """Run one experiment once (one engine), writing its records."""
+    """Run one experiment once (one engine) over `transport`, writing its records."""
     program = build.program(experiment.program)
     if experiment.suite:
         program_args = [experiment.name, *program_args]
@@ -258,7 +259,8 @@ def run(
             [str(program), *program_args],
         )
     )
-    progress = Progress(f"{experiment.name} ({engine}, {build.mpi})", enabled=show_progress)
+    over = "" if transport == "default" else f" over {transport}"
+    progress = Progress(f"{experiment.name} ({engine}, {build.mpi}{over})", enabled=show_progress)
     preload = engine == "memcomm" and experiment.suite
 
     said: list[str] = []  # the program's own messages: shown once it succeeded (a failure
@@ -270,7 +272,10 @@ def run(
         elif line.strip():
             said.append(line)
 
-    for line in runner.stream(build, experiment.ranks, program, program_args, preload, on_stderr):
+    lines = runner.stream(
+        build, experiment.ranks, program, program_args, preload, on_stderr, transport
+    )
+    for line in lines:
         if not line.startswith("{"):
             if line.strip():
                 print(line.rstrip("\n"), file=sys.stderr)

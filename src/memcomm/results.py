@@ -108,8 +108,14 @@ class Run:
     others: list[dict[str, Any]] = field(default_factory=list)  # counters, simulated
 
     def result(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A result with its run's context (MPI name, engine) filled in."""
-        return {"mpi": self.meta["mpi"]["name"], "engine": self.meta["engine"], **record}
+        """A result with its run's context (MPI name, engine) filled in. A run over another
+        transport than the MPI's default counts as another MPI ("openmpi over tcp"), so that
+        analyses keep the two apart."""
+        mpi = self.meta["mpi"]["name"]
+        transport = self.meta.get("parameters", {}).get("transport", "default")
+        if transport != "default":
+            mpi += f" over {transport}"
+        return {"mpi": mpi, "engine": self.meta["engine"], **record}
 
 
 def parse_lines(lines: Iterable[str], source: str) -> Iterator[Run]:

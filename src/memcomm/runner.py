@@ -74,6 +74,12 @@ def find_build(mpi: str) -> Build:
     return Build(mpi=mpi, directory=directory, mpiexec=mpiexec)
 
 
+def user_mpiexec_arguments() -> list[str]:
+    """MEMCOMM_MPIEXEC_ARGS: the user's own mpiexec options (a host list, a launcher), put
+    before the rank count of every run memcomm starts."""
+    return shlex.split(os.environ.get("MEMCOMM_MPIEXEC_ARGS", ""))
+
+
 def mpi_environment() -> dict[str, str]:
     """The environment for mpiexec: Open MPI refuses root without these (CI runs as root)."""
     env = dict(os.environ)
@@ -84,18 +90,42 @@ def mpi_environment() -> dict[str, str]:
     return env
 
 
+def launcher_flavor(build: Build) -> str:
+    """ "openmpi" or "mpich": whose mpiexec dialect and settings the build's launcher takes."""
+    if build.mpi != "system":
+        return build.mpi
+    try:
+        text = subprocess.run(
+            [build.mpiexec, "--version"], capture_output=True, text=True, check=False
+        ).stdout
+    except OSError:
+        text = ""
+    return "openmpi" if "Open MPI" in text or "OpenRTE" in text else "mpich"
+
+
 def pin_arguments(build: Build) -> list[str]:
     """mpiexec options binding each rank to a core, in the launcher's own dialect."""
-    name = build.mpi
-    if name == "system":
-        try:
-            text = subprocess.run(
-                [build.mpiexec, "--version"], capture_output=True, text=True, check=False
-            ).stdout
-        except OSError:
-            text = ""
-        name = "openmpi" if "Open MPI" in text or "OpenRTE" in text else "mpich"
-    return ["--bind-to", "core"] if name == "openmpi" else ["-bind-to", "core"]
+    return ["--bind-to", "core"] if launcher_flavor(build) == "openmpi" else ["-bind-to", "core"]
+
+
+TRANSPORTS = ("default", "tcp")
+
+
+def transport_settings(build: Build, transport: str) -> tuple[list[str], dict[str, str]]:
+    """mpiexec options and rank environment that make two ranks on one node talk through
+    `transport`: "default" is whatever the MPI picks (shared memory on one node); "tcp" is
+    its TCP path over the loopback, the stand-in for two nodes."""
+    if transport == "default":
+        return [], {}
+    if transport != "tcp":
+        raise MemcommError(
+            f"unknown transport {transport!r}: choose one of {', '.join(TRANSPORTS)}"
+        )
+    if launcher_flavor(build) == "openmpi":  # the ob1 layer over the TCP byte transfer layer
+        return ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+                "--mca", "btl_tcp_if_include", "lo"], {}  # fmt: skip
+    # MPICH ch4: no shared memory between local ranks, libfabric's tcp provider
+    return [], {"MPIR_CVAR_NOLOCAL": "1", "MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "tcp"}
 
 
 def stream(
@@ -105,19 +135,28 @@ def stream(
     args: Sequence[str],
     preload: bool,
     on_stderr: Callable[[str], None],
+    transport: str = "default",
 ) -> Iterator[str]:
-    """Run `program args` on `nprocs` pinned ranks (memcomm preloaded if asked) and yield its
-    stdout lines as they come; its stderr lines go to `on_stderr`. A failed run raises
-    MemcommError after its output so far was yielded."""
+    """Run `program args` on `nprocs` pinned ranks (memcomm preloaded if asked) over
+    `transport` and yield its stdout lines as they come; its stderr lines go to `on_stderr`.
+    A failed run raises MemcommError after its output so far was yielded."""
     inner = [str(program), *args]
     if preload:
         inner = ["env", f"LD_PRELOAD={build.library}", *inner]
-    extra = shlex.split(os.environ.get("MEMCOMM_MPIEXEC_ARGS", ""))
-    command = [build.mpiexec, *pin_arguments(build), *extra, "-n", str(nprocs), *inner]
+    transport_args, transport_env = transport_settings(build, transport)
+    command = [
+        build.mpiexec,
+        *pin_arguments(build),
+        *transport_args,
+        *user_mpiexec_arguments(),
+        "-n",
+        str(nprocs),
+        *inner,
+    ]
     try:
         process = subprocess.Popen(
             command,
-            env=mpi_environment(),
+            env={**mpi_environment(), **transport_env},
             text=True,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -173,7 +212,7 @@ def launch(
     extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `program args` on `nprocs` ranks; stream its output unless `capture`."""
-    command = [build.mpiexec, "-n", str(nprocs), str(program), *args]
+    command = [build.mpiexec, *user_mpiexec_arguments(), "-n", str(nprocs), str(program), *args]
     try:
         return subprocess.run(
             command,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from clirun import BUILT, ROOT, memcomm
 
-from memcomm import cli, results
+from memcomm import cli, results, runner
 
 
 def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
@@ -203,6 +203,45 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     }
     assert all(r["experiment"] == "pingpong" and len(r["seconds"]) == 3 for r in records)
     assert "of contiguous" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_bench_pingpong_over_tcp_is_labelled_apart(mpi: str, tmp_path: Path) -> None:
+    # Open MPI is given only its tcp and self transports, and MPICH no shared memory between
+    # local ranks and libfabric's tcp provider: the run succeeds only if TCP carries it
+    out = tmp_path / "pingpong.jsonl"
+    result = memcomm(
+        "bench", "pingpong", "--mpi", mpi, "--reps", "3", "--sizes", "64",
+        "--only", "transpose", "--transport", "tcp", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    runs = results.read([out])
+    assert runs[0].meta["parameters"]["transport"] == "tcp"
+    assert {runs[0].result(r)["mpi"] for r in runs[0].results} == {f"{mpi} over tcp"}
+    assert f"ping-pong, {mpi} over tcp" in result.stdout
+
+
+def test_transport_settings_in_each_launcher_dialect() -> None:
+    openmpi = runner.Build("openmpi", ROOT, "mpiexec")
+    mpich = runner.Build("mpich", ROOT, "mpiexec")
+    assert runner.transport_settings(openmpi, "default") == ([], {})
+    arguments, env = runner.transport_settings(openmpi, "tcp")
+    assert " ".join(arguments).count("--mca") == 3 and "tcp,self" in arguments and not env
+    arguments, env = runner.transport_settings(mpich, "tcp")
+    assert not arguments and env["MPIR_CVAR_NOLOCAL"] == "1" and env["FI_PROVIDER"] == "tcp"
+    with pytest.raises(runner.MemcommError, match="unknown transport 'ib'"):
+        runner.transport_settings(mpich, "ib")
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_mpiexec_arguments_reach_the_ranks_of_memcomm_run(mpi: str) -> None:
+    # the route for a real host list: MEMCOMM_MPIEXEC_ARGS goes to every mpiexec memcomm starts
+    option = "-x MEMCOMM_SEEN=yes" if mpi == "openmpi" else "-genv MEMCOMM_SEEN yes"
+    env = {**os.environ, "MEMCOMM_MPIEXEC_ARGS": option}
+    env.pop("MEMCOMM_SEEN", None)
+    result = memcomm("run", "-n", "2", "--mpi", mpi, "--", "printenv", "MEMCOMM_SEEN", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["yes", "yes"]
 
 
 @pytest.mark.parametrize("mpi", BUILT)

@@ -50,6 +50,12 @@ def test_good_file_parses_into_runs() -> None:
     assert runs[0].result(runs[0].results[0])["mpi"] == "mpich"
 
 
+def test_a_run_over_tcp_is_kept_apart_from_the_default_transport() -> None:
+    over_tcp = {**META, "parameters": {"transport": "tcp"}}
+    runs = list(results.parse_lines(lines(META, RESULT, over_tcp, RESULT), "f"))
+    assert [run.result(run.results[0])["mpi"] for run in runs] == ["mpich", "mpich over tcp"]
+
+
 @pytest.mark.parametrize(
     "change",
     [
