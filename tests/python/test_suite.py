@@ -166,10 +166,24 @@ def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
     assert lines["synchronous remap, LoGPC (paper's C_n = 23)"][-2:] == ["499", "499"]
 
 
+def test_model_diamond_prints_the_granularity_table_and_fig9_sweep() -> None:
+    done = memcomm("model", "diamond")
+    assert done.returncode == 0, done.stderr
+    assert "best b" in done.stdout and "random / snake" in done.stdout
+    sweep = [line.split() for line in done.stdout.splitlines() if line.startswith("32,000")]
+    assert sweep and sweep[0][1] == "0.625"  # the paper's communication/computation ratio
+    as_json = json.loads(memcomm("model", "diamond", "--json", "--blocks", "32").stdout)
+    assert as_json["parameters"]["sweep blocks"] == 32
+    assert [row["b"] for row in as_json["by_blocks"]][:3] == [1, 2, 4]
+    assert as_json["mappings"]["snake"] is None and as_json["mappings"]["random"]["k_d"] > 1
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["bench", "nonsense"], "unknown experiment 'nonsense'"),
+        (["model", "diamond", "--procs", "1"], "P >= 2"),
+        (["model", "diamond", "--blocks", "0"], "--blocks must be between 1 and n = 1024"),
         (["bench", "copy", "--sizes", "1X"], "malformed size '1X'"),
         (["bench", "copy", "--sizes", "4000G"], "free memory"),
         (["bench", "copy", "--sizes", "4K", "--rse", "0"], "--rse > 0"),

@@ -142,14 +142,17 @@ class Contention:
         n = self.dimensions
         return (n + 1) * (self.k_d - 1) * (rate * size * size / 2) / (1 - rho)
 
-    def closed_rate(self, interval: float, size: float) -> float:
-        """Eq. 7, solved exactly: the rate m_c with 1 / (T + C_n(m_c)) = m_c, where T is the
-        time between messages without contention. C_n(m) = K m / (1 - c m) with
-        K = (n+1)(k_d-1) B^2 / 2 and c = B k_d / 2 gives (K - cT) m^2 + (T + c) m - 1 = 0;
-        the root with 0 < m < 1/c (rho < 1) is the physical one."""
+    def closed_rate(self, interval: float, size: float, delays: float = 1.0) -> float:
+        """Eq. 7, solved exactly: the rate m_c with 1 / (T + k C_n(m_c)) = m_c, where T is the
+        time between messages without contention and k = `delays` the contention delays in
+        each interval (1 in eq. 7; 2 in the Diamond DAG's m_c = 1 / (v + 2 C_n)).
+        C_n(m) = K m / (1 - c m) with K = (n+1)(k_d-1) B^2 / 2 and c = B k_d / 2 gives
+        (kK - cT) m^2 + (T + c) m - 1 = 0; the root with 0 < m < 1/c (rho < 1) is the
+        physical one."""
         _positive("time between messages T", interval, allow_zero=True)
         _positive("message size B", size)
-        K = (self.dimensions + 1) * (self.k_d - 1) * size * size / 2
+        _positive("contention delays per interval", delays)
+        K = delays * (self.dimensions + 1) * (self.k_d - 1) * size * size / 2
         c = size * self.k_d / 2
         a, b = K - c * interval, interval + c
         if abs(a) < 1e-12 * max(b * b, 1.0):
@@ -170,9 +173,9 @@ class Contention:
             )
         return min(valid)
 
-    def closed_delay(self, interval: float, size: float) -> float:
+    def closed_delay(self, interval: float, size: float, delays: float = 1.0) -> float:
         """C_n at the closed rate: the contention each message sees."""
-        return self.delay(self.closed_rate(interval, size), size)
+        return self.delay(self.closed_rate(interval, size, delays), size)
 
     def short_message(self, machine: LogGP, rate: float, size: float) -> float:
         """Eq. 8-9: o_s + L + C_n + o_r."""
@@ -220,11 +223,16 @@ def em3d_message(machine: LogGP, C_n: float = 0.0) -> float:
     return machine.o_s + machine.o_r + C_n
 
 
+DIAMOND_MODELS = ("logp", "loggp", "logpc")
+
+
 @dataclass(frozen=True)
 class Diamond:
-    """Sec. 5.2: the n x n Diamond DAG on P processors in stripes of b blocks each. Times in
-    units of one task; `alpha` is the aggregation cost per value sent, `a` the header bytes
-    before the receiver is interrupted, `value_bytes` the bytes per value sent."""
+    """Sec. 5.2: the n x n Diamond DAG on P processors in stripes of b blocks each, in the
+    time unit of `machine`. `task` is the time of one task, `alpha` the aggregation cost per
+    value sent, `a` the header bytes before the receiver is interrupted, `value_bytes` the
+    bytes per value sent, `short_bytes` the payload of one short message (LogP sends a block
+    as that many short messages)."""
 
     n: int
     P: int
@@ -232,32 +240,109 @@ class Diamond:
     alpha: float = 0.0
     a: float = 0.0
     value_bytes: float = 1.0
+    task: float = 1.0
+    short_bytes: float = 8.0
 
-    def message_bytes(self, b: int) -> float:
-        return self.n / b * self.value_bytes
+    def __post_init__(self) -> None:
+        if self.n < 1 or self.P < 2:
+            raise ModelError(f"the DAG needs n >= 1 and P >= 2: got n = {self.n}, P = {self.P}")
+        for name in ("alpha", "a", "value_bytes", "task", "short_bytes"):
+            _positive(name, getattr(self, name), allow_zero=name in ("alpha", "a"))
 
-    def makespan(self, b: int, C_n: float = 0.0) -> float:
-        """Eq. 15: M = (W + d) + (P - 2) u + (b - 1) v + O_r + W, with W = n^2/(Pb) +
-        alpha n/b, d = L + aG (+ C_n), O_s = o_s + (B-1)G, O_r = (B-1-a)G, u = O_r + W + d,
-        v = O_s + W + O_r. With contention, every message on the critical path is delayed
-        by C_n (the paper's upper-bound treatment)."""
+    def _check(self, b: int) -> None:
         if b < 1 or b > self.n:
             raise ModelError(f"block count b must be between 1 and n = {self.n}: got {b}")
-        m = self.machine
-        B = self.message_bytes(b)
-        W = self.n * self.n / (self.P * b) + self.alpha * self.n / b
-        d = m.L + self.a * m.G + C_n
-        O_s = m.o_s + (B - 1) * m.G
-        O_r = max(B - 1 - self.a, 0.0) * m.G
+
+    def message_bytes(self, b: int) -> float:
+        """B: the n/b values along a block's top edge."""
+        return self.n / b * self.value_bytes
+
+    def work(self, b: int) -> float:
+        """W = w_a + alpha n/b: a block's tasks and the aggregation of what it sends."""
+        return self.task * self.n * self.n / (self.P * b) + self.alpha * self.n / b
+
+    def overheads(self, b: int, model: str = "loggp") -> tuple[float, float, float]:
+        """(O_s, O_r, d) of one block's message. LogGP (sec. 5.2): O_s = o_s + (B-1)G,
+        O_r = (B-1-a)G, d = L + aG. LogP has no G: the block goes as ceil(B / short_bytes)
+        short messages, the sender paying max(o_s, g) between them and the receiver o_r
+        each; d = L."""
+        self._check(b)
+        m, B = self.machine, self.message_bytes(b)
+        if model == "logp":
+            k = math.ceil(B / self.short_bytes)
+            return m.o_s + (k - 1) * max(m.o_s, m.g), k * m.o_r, m.L
+        if model not in DIAMOND_MODELS:
+            raise ModelError(f"unknown model {model!r}: choose one of {', '.join(DIAMOND_MODELS)}")
+        return m.o_s + (B - 1) * m.G, max(B - 1 - self.a, 0.0) * m.G, m.L + self.a * m.G
+
+    def block_period(self, b: int, model: str = "loggp") -> float:
+        """v = O_s + W + O_r: a processor's time per block once its stripe runs."""
+        O_s, O_r, _ = self.overheads(b, model)
+        return O_s + self.work(b) + O_r
+
+    def contention(self, b: int, network: Contention | None) -> float:
+        """C_n per message from the closed model with m_c = 1 / (v + 2 C_n) (sec. 5.2.1);
+        none on a mapping whose messages cross no shared channel (network None)."""
+        if network is None:
+            return 0.0
+        return network.closed_delay(self.block_period(b), self.message_bytes(b), delays=2)
+
+    def makespan(self, b: int, C_n: float = 0.0, model: str = "loggp") -> float:
+        """Eq. 15: M = (W + d) + (P - 2) u + (b - 1) v + O_r + W, with u = O_r + W + d and
+        v = O_s + W + O_r. The contention C_n is the paper's upper bound: it delays every
+        communication on the critical path, the P - 1 first-block sends (in d) and the b - 1
+        sends and receives of the final stripe (2 C_n in each v)."""
+        O_s, O_r, d = self.overheads(b, model)
+        W = self.work(b)
+        d += C_n
         u = O_r + W + d
-        v = O_s + W + O_r
+        v = O_s + W + O_r + 2 * C_n
         return (W + d) + (self.P - 2) * u + (b - 1) * v + O_r + W
 
-    def best_blocks(self, contention: Callable[[int], float] | None = None) -> int:
+    def predict(self, b: int, model: str, network: Contention | None = None) -> float:
+        """The makespan by LogP, LogGP, or LoGPC (LogGP with the contention of `network`)."""
+        if model == "logpc":
+            return self.makespan(b, self.contention(b, network), "loggp")
+        return self.makespan(b, 0.0, model)
+
+    def best_blocks(
+        self,
+        contention: Callable[[int], float] | None = None,
+        model: str = "loggp",
+        candidates: Sequence[int] | None = None,
+    ) -> int:
         """The b minimizing the makespan (the paper solves dM/db = 0; b is an integer here).
         `contention(b)` gives C_n for b blocks, if any."""
-        candidates: Sequence[int] = range(1, self.n + 1)
-        return min(candidates, key=lambda b: self.makespan(b, contention(b) if contention else 0.0))
+        chosen = candidates if candidates is not None else range(1, self.n + 1)
+        return min(
+            chosen, key=lambda b: self.makespan(b, contention(b) if contention else 0.0, model)
+        )
+
+
+def mapping_contention(network: Network, distance: float) -> Contention | None:
+    """The contention model of messages that travel `distance` hops on average (eq. 11-12):
+    None where that is at most one hop per dimension, since Agarwal's delay grows with
+    k_d - 1 and such messages share no channel."""
+    per_dimension = distance / network.dimensions
+    return Contention(network.dimensions, per_dimension) if per_dimension > 1 else None
+
+
+def stripe_distance(network: Network, order: Sequence[int]) -> float:
+    """The average hops of the Diamond DAG's messages when stripe i runs on processor
+    order[i] and sends to the processor of stripe i + 1."""
+    if len(order) < 2:
+        raise ModelError("a mapping needs at least two processors")
+    hops = [network.hops(order[i], order[i + 1]) for i in range(len(order) - 1)]
+    return sum(hops) / len(hops)
+
+
+def snake_order(network: Network) -> list[int]:
+    """Processors in boustrophedon order on a 2-D mesh: consecutive stripes are always
+    neighbours (the paper's "perfect" mapping)."""
+    if network.dimensions != 2:
+        raise ModelError("the snake mapping is defined here for 2-D meshes")
+    kx, ky = network.radix
+    return [y * kx + (x if y % 2 == 0 else kx - 1 - x) for y in range(ky) for x in range(kx)]
 
 
 # ---- the Alewife parameters (Tables 1-2) ----
