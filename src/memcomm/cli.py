@@ -132,6 +132,7 @@ DEFAULT_SIZES = {
     "pack": "512,1024,2048,4096,8192",
     "pingpong": "256,512,1024,2048,4096",
     "collectives": "1024,2048,4096",
+    "diamond": "2048,4096",
 }
 # --quick: small sizes and few samples, for a first look (and the tests)
 QUICK_SIZES = {
@@ -147,6 +148,7 @@ QUICK_SIZES = {
     "pack": "256",
     "pingpong": "256,512",
     "collectives": "256",
+    "diamond": "256",
     "logp": "8,1K,64K,1M,4M",
     "tlb": "16,64,256,1K",
     "layouts": "64K",
@@ -283,6 +285,8 @@ def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
         for record in run.results:
             by_experiment.setdefault(run.meta["experiment"], []).append(run.result(record))
     analyses = [analysis.analyse(name, found, machine) for name, found in by_experiment.items()]
+    if "diamond" in by_experiment and "logp" in by_experiment:  # eq. 15 with this LogGP
+        analyses.append(analysis.diamond_model(by_experiment["diamond"], by_experiment["logp"]))
     if "decompose" in by_experiment and "layouts" in by_experiment:  # Memory-LogP's send cost
         analyses.append(
             analysis.memory_send(by_experiment["decompose"], by_experiment["layouts"], machine)
@@ -502,7 +506,7 @@ def model(args: argparse.Namespace) -> int:
     return 0
 
 
-MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send")
+MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send", "diamond-model")
 
 
 def predict(runs: list[results.Run], layouts: list[str] | None) -> int:

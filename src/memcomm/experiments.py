@@ -177,6 +177,15 @@ EXPERIMENTS: dict[str, Experiment] = {
             ("memcomm",),
             suite=False,
         ),
+        Experiment(
+            "diamond",
+            "bench/bench_diamond",
+            2,
+            "LoGPC's Diamond DAG: stripe-partitioned dynamic programming, makespan by "
+            "block count b (n x n tasks; --sizes are n)",
+            "003 sec. 5.2",
+            suite=False,
+        ),
     ]
 }
 # `probes` runs these in turn

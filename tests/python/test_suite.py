@@ -158,6 +158,25 @@ def test_models_fit_and_validate_loggp_from_the_logp_run(
     assert unknown.stdout == ""  # nothing printed before the layout it cannot model
 
 
+def test_diamond_mini_app_is_checked_against_eq15_with_the_fitted_loggp(
+    suite_runs: tuple[str, Path, dict[str, str]],
+) -> None:
+    mpi, directory, _ = suite_runs
+    out = directory / "diamond.jsonl"
+    ran = memcomm("bench", "diamond", "--mpi", mpi, "--quick", "--reps", "3", "--quiet",
+                  "--json", str(out))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr  # non-zero if the DAG's result were wrong
+    records = [runs.result(r) for runs in results.read([out]) for r in runs.results]
+    assert {(r["method"], r["blocks"]) for r in records} == {
+        (m, b) for m in ("compute", "makespan") for b in (1, 4, 16, 64, 256)
+    }
+    assert f"Diamond DAG 256x256 on 2 ranks, {mpi}" in ran.stdout
+    checked = memcomm("model", "validate", str(directory / "logp.jsonl"), str(out))
+    assert checked.returncode == 0, checked.stderr
+    assert f"eq. 15 against the Diamond DAG 256x256 on 2 ranks, {mpi}" in checked.stdout
+    assert "median absolute error over 5 block counts; its best b = " in checked.stdout
+
+
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
     done = memcomm("model", "logpc")
     assert done.returncode == 0, done.stderr

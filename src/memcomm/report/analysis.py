@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcomm.models import logp as logp_model
+from memcomm.models import logpc as logpc_model
 from memcomm.models import memory as memory_model
 from memcomm.models.logpc import ModelError
 from memcomm.models.validation import Check, median_abs_error
@@ -1058,6 +1059,120 @@ def memory_send(
     )
 
 
+def _diamond_runs(results: Sequence[Result]) -> dict[tuple[str, int, int], dict[int, Result]]:
+    """(MPI, n, ranks) -> b -> {method: median seconds}, with the message bytes."""
+    runs: dict[tuple[str, int, int], dict[int, Result]] = {}
+    for r in results:
+        key = (str(r.get("mpi", "?")), int(r["n"]), int(r["ranks"]))
+        at = runs.setdefault(key, {}).setdefault(int(r["blocks"]), {"bytes": int(r["bytes"])})
+        at[str(r["method"])] = summarize(r["seconds"]).median
+    return runs
+
+
+def diamond(results: Sequence[Result]) -> Analysis:
+    """The Diamond DAG mini-application: makespan by block count b, against the same blocks
+    computed without messages (eq. 15's W, summed over the stripe)."""
+    findings: list[str] = []
+    out: list[Table] = []
+    figures: list[Figure] = []
+    for (mpi, n, ranks), by_b in sorted(_diamond_runs(results).items()):
+        timed = {b: m for b, m in sorted(by_b.items()) if "makespan" in m and "compute" in m}
+        if not timed:
+            continue
+        rows = [
+            [str(b), size_text(m["bytes"]), f"{m['compute'] * 1e3:.2f}",
+             f"{m['makespan'] * 1e3:.2f}", f"{m['makespan'] / m['compute']:.2f}"]
+            for b, m in timed.items()
+        ]  # fmt: skip
+        out.append(
+            Table(
+                f"Diamond DAG {n}x{n} on {ranks} ranks, {mpi} (medians)",
+                ["b", "message", "compute (ms)", "makespan (ms)", "makespan / compute"],
+                rows,
+            )
+        )
+        best = min(timed, key=lambda b: timed[b]["makespan"])
+        findings.append(
+            f"{mpi}, n = {n}, {ranks} ranks: fastest at b = {best} "
+            f"({timed[best]['makespan'] * 1e3:.2f} ms; b = 1 takes "
+            f"{timed[min(timed)]['makespan'] / timed[best]['makespan']:.2f}x that)"
+        )
+    return Analysis(
+        "diamond",
+        "Diamond DAG: the makespan by communication granularity",
+        "003 sec. 5.2",
+        findings,
+        figures,
+        out,
+    )
+
+
+def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analysis:
+    """Eq. 15 with LogGP fitted from this machine's `logp` run (the ping-pong fit: the
+    segment of each message's size) and W from the mini-app's own compute-only run, against
+    the measured makespan; and whether the predicted best b is the measured best (or within
+    10% of its time)."""
+    findings: list[str] = []
+    out: list[Table] = []
+    figures: list[Figure] = []
+    for (mpi, n, ranks), by_b in sorted(_diamond_runs(diamonds).items()):
+        points = logp_model.prtt_points(_of(logps, mpi=mpi))
+        if len(points) < 4:
+            findings.append(f"{mpi}: no LogGP fit (run `memcomm bench logp --mpi {mpi}`)")
+            continue
+        fit = logp_model.fit_pingpong(points)
+        checks: list[Check[int]] = []
+        for b, m in sorted(by_b.items()):
+            if "makespan" not in m or "compute" not in m:
+                continue
+            segment = fit.segment(m["bytes"])
+            machine = logpc_model.LogGP(
+                L=max(segment.L, 0.0), o_s=segment.o, o_r=segment.o, g=segment.g, G=segment.G
+            )
+            task = m["compute"] * ranks / (n * n)  # W from the run without messages
+            dag = logpc_model.Diamond(n=n, P=ranks, machine=machine, task=task, value_bytes=8)
+            checks.append(Check(b, dag.makespan(b), m["makespan"]))
+        if not checks:
+            continue
+        out.append(
+            Table(
+                f"eq. 15 against the Diamond DAG {n}x{n} on {ranks} ranks, {mpi}",
+                ["b", "predicted (ms)", "measured (ms)", "error"],
+                [
+                    [
+                        str(c.subject),
+                        f"{c.predicted * 1e3:.2f}",
+                        f"{c.measured * 1e3:.2f}",
+                        f"{c.error * 100:+.0f}%",
+                    ]
+                    for c in checks
+                ],
+            )
+        )
+        predicted_best = min(checks, key=lambda c: c.predicted)
+        measured_best = min(checks, key=lambda c: c.measured)
+        slower = predicted_best.measured / measured_best.measured - 1
+        verdict = (
+            "the measured best"
+            if predicted_best is measured_best
+            else f"{slower * 100:.0f}% slower than the measured best b = {measured_best.subject}"
+            + (" (within 10%)" if slower <= 0.10 else "")
+        )
+        findings.append(
+            f"{mpi}, n = {n}, {ranks} ranks: eq. 15 within {median_abs_error(checks) * 100:.0f}% "
+            f"median absolute error over {len(checks)} block counts; its best b = "
+            f"{predicted_best.subject} is {verdict}"
+        )
+    return Analysis(
+        "diamond-model",
+        "Diamond DAG: eq. 15 with this machine's LogGP against the measured makespan",
+        "003 sec. 5.2",
+        findings,
+        figures,
+        out,
+    )
+
+
 def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any]) -> Analysis:
     """The analysis of one experiment's results (from any number of runs and MPIs)."""
 
@@ -1088,6 +1203,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "collectives": collectives,
         "lifecycle": lifecycle,
         "logp": logp,
+        "diamond": diamond,
     }
     if experiment not in simple:
         raise ValueError(f"no analysis for experiment {experiment!r}")
