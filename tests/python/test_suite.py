@@ -197,10 +197,22 @@ def test_model_diamond_prints_the_granularity_table_and_fig9_sweep() -> None:
     assert as_json["mappings"]["snake"] is None and as_json["mappings"]["random"]["k_d"] > 1
 
 
+def test_model_em3d_prints_each_span_with_both_orders() -> None:
+    done = memcomm("model", "em3d", "--spans", "1,3")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line[:2] in ("1 ", "3 ")]
+    assert [row[0] for row in rows] == ["1", "3"]
+    as_json = json.loads(memcomm("model", "em3d", "--spans", "2", "--json").stdout)
+    (span,) = as_json["spans"]
+    assert span["span"] == 2 and span["random"]["phase"] < span["by destination"]["phase"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["bench", "nonsense"], "unknown experiment 'nonsense'"),
+        (["model", "em3d", "--spans", "1,x"], "--spans takes integers"),
+        (["model", "em3d", "--spans", "17"], "span must be between 1 and P / 2 = 16"),
         (["model", "diamond", "--procs", "1"], "P >= 2"),
         (["model", "diamond", "--blocks", "0"], "--blocks must be between 1 and n = 1024"),
         (["bench", "copy", "--sizes", "1X"], "malformed size '1X'"),
