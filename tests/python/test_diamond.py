@@ -57,6 +57,12 @@ def test_eq15_with_the_fitted_loggp_reproduces_makespans_made_from_it() -> None:
     assert "is the measured best" in found.findings[0]
     errors = [row[-1] for row in found.tables[0].rows]
     assert set(errors) <= {"+0%", "-0%"}
+    (figure,) = found.figures  # measured and predicted makespan by b, for the report
+    assert [s.label for s in figure.series] == [
+        "measured",
+        "eq. 15 (LogGP fitted here, W measured)",
+    ]
+    assert [p.x for p in figure.series[1].points] == [1, 4, 16, 64, 256, 1024]
 
 
 def test_a_predicted_best_that_runs_slower_is_reported_with_its_gap() -> None:

@@ -175,6 +175,10 @@ def test_diamond_mini_app_is_checked_against_eq15_with_the_fitted_loggp(
     assert checked.returncode == 0, checked.stderr
     assert f"eq. 15 against the Diamond DAG 256x256 on 2 ranks, {mpi}" in checked.stdout
     assert "median absolute error over 5 block counts; its best b = " in checked.stdout
+    page = directory / "diamond-report"
+    shown = memcomm("report", str(directory / "logp.jsonl"), str(out), "-o", str(page))
+    assert shown.returncode == 0, shown.stderr
+    assert (page / f"diamond-{mpi}-256.png").exists()
 
 
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:

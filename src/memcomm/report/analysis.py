@@ -1064,8 +1064,12 @@ def _diamond_runs(results: Sequence[Result]) -> dict[tuple[str, int, int], dict[
     runs: dict[tuple[str, int, int], dict[int, Result]] = {}
     for r in results:
         key = (str(r.get("mpi", "?")), int(r["n"]), int(r["ranks"]))
-        at = runs.setdefault(key, {}).setdefault(int(r["blocks"]), {"bytes": int(r["bytes"])})
-        at[str(r["method"])] = summarize(r["seconds"]).median
+        at = runs.setdefault(key, {}).setdefault(
+            int(r["blocks"]), {"bytes": int(r["bytes"]), "summaries": {}}
+        )
+        summary = summarize(r["seconds"])
+        at[str(r["method"])] = summary.median
+        at["summaries"][str(r["method"])] = summary
     return runs
 
 
@@ -1122,9 +1126,11 @@ def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analys
             continue
         fit = logp_model.fit_pingpong(points)
         checks: list[Check[int]] = []
+        measured = Series("measured")
         for b, m in sorted(by_b.items()):
             if "makespan" not in m or "compute" not in m:
                 continue
+            measured.points.append(Point(b, m["summaries"]["makespan"], 1e3))
             segment = fit.segment(m["bytes"])
             machine = logpc_model.LogGP(
                 L=max(segment.L, 0.0), o_s=segment.o, o_r=segment.o, g=segment.g, G=segment.G
@@ -1147,6 +1153,19 @@ def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analys
                     ]
                     for c in checks
                 ],
+            )
+        )
+        predicted = Series(
+            "eq. 15 (LogGP fitted here, W measured)",
+            [Point(c.subject, summarize([c.predicted]), 1e3) for c in checks],
+        )
+        figures.append(
+            Figure(
+                f"diamond-{mpi.replace(' ', '-')}-{n}",
+                f"Diamond DAG {n}x{n} on {ranks} ranks, {mpi}: makespan by block count",
+                "blocks per stripe b",
+                "makespan (ms)",
+                [measured, predicted],
             )
         )
         predicted_best = min(checks, key=lambda c: c.predicted)
