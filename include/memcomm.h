@@ -66,6 +66,9 @@ typedef struct {
                                           unpacked (docs/errors.md) */
     unsigned long long allocations;    /* heap allocations memcomm asked for, failed ones
                                           included (MEMCOMM_FAIL_ALLOC counts the same) */
+    unsigned long long paths_packed;   /* path decisions from timed trials (MEMCOMM_SEND_PATH)
+                                          that chose packing */
+    unsigned long long paths_by_mpi;   /* ... that chose the MPI's own datatype path */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

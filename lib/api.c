@@ -125,6 +125,8 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->reused_types = s.reused_types;
     out->stale_requests = s.stale_requests;
     out->allocations = mc_allocations();
+    out->paths_packed = s.paths_packed;
+    out->paths_by_mpi = s.paths_by_mpi;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

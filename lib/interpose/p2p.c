@@ -10,15 +10,12 @@
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 
-/* Whether memcomm carries this side of a message, in a call that is not timed (its path is
- * the one measured, packed until there is one); if so, `*packed` is its buffer (`fill`:
- * packed from `buf`), else the MPI gets the call as it came (also when memory is short).
- * `receive`: the buffer is received into. */
-static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer, bool fill,
-                    bool receive, message *m, void **packed)
+/* For a message memcomm carries, in a call that is not timed: its path is the one measured
+ * (packed until there is one). If packed, `*packed` is its buffer (`fill`: packed from
+ * `buf`); otherwise the MPI gets the call as it came (also when memory is short) and the
+ * message is let go. */
+static bool pack_if_decided(message *m, const void *buf, int64_t count, bool fill, void **packed)
 {
-    if (!message_carries(buf, count, type, peer, receive, m))
-        return false;
     if (message_left_to_mpi(m)) {
         message_done(m);
         return false;
@@ -29,10 +26,13 @@ static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer,
     return *packed != NULL;
 }
 
-static bool packed_send(const void *buf, int64_t count, MPI_Datatype type, int peer, message *m,
-                        void **packed)
+/* Whether memcomm carries this side of a message, in a call that is not timed, and packs it
+ * (pack_if_decided). `receive`: the buffer is received into. */
+static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer, bool fill,
+                    bool receive, message *m, void **packed)
 {
-    return carried(buf, count, type, peer, true, false, m, packed);
+    return message_carries(buf, count, type, peer, receive, m) &&
+           pack_if_decided(m, buf, count, fill, packed);
 }
 
 static bool packed_receive(void *buf, int64_t count, MPI_Datatype type, int peer, message *m,
@@ -149,6 +149,9 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
         return rc;                                                                             \
     }
 
+/* A halo exchange (one type and size both ways) is timed as a trial of both paths, as a
+ * blocking send is, so that a program that only calls Sendrecv gets a decision too; other
+ * pairs follow the decision (packed until there is one). */
 #define SENDRECV_SHIM(NAME, PNAME, COUNT_T)                                                    \
     EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,   \
                     int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,      \
@@ -156,9 +159,24 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
     {                                                                                          \
         message out, in;                                                                       \
         void *packed_out = NULL, *packed_in = NULL;                                            \
-        bool send_packed = packed_send(sendbuf, sendcount, sendtype, dest, &out, &packed_out); \
-        bool recv_packed = packed_receive(recvbuf, recvcount, recvtype, source, &in,           \
-                                          &packed_in);                                         \
+        const bool carry_out = message_carries(sendbuf, sendcount, sendtype, dest, false, &out); \
+        const bool carry_in = message_carries(recvbuf, recvcount, recvtype, source, true, &in); \
+        const bool exchange = carry_out && carry_in && out.analysis == in.analysis &&           \
+                              out.bytes == in.bytes;                                           \
+        timed_path t = {0};                                                                    \
+        bool send_packed = false, recv_packed = false;                                         \
+        if (exchange) {                                                                        \
+            t = path_begin(&out, TRIAL_SEND);                                                  \
+            if (t.choice.path == SEND_PACKED) {                                                \
+                send_packed = (packed_out = message_pack(&out, sendbuf, sendcount)) != NULL;   \
+                recv_packed = (packed_in = bufpool_take(in.bytes)) != NULL;                    \
+            }                                                                                  \
+        } else {                                                                               \
+            send_packed = carry_out && pack_if_decided(&out, sendbuf, sendcount, true,         \
+                                                       &packed_out);                           \
+            recv_packed = carry_in && pack_if_decided(&in, recvbuf, recvcount, false,          \
+                                                      &packed_in);                             \
+        }                                                                                      \
         MPI_Status own;                                                                        \
         MPI_Status *st = status_or(status, &own);                                              \
         int rc = PNAME(send_packed ? packed_out : sendbuf,                                     \
@@ -167,6 +185,14 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                        recv_packed ? packed_in : recvbuf,                                      \
                        recv_packed ? (COUNT_T)in.bytes : recvcount,                            \
                        recv_packed ? MPI_PACKED : recvtype, source, recvtag, comm, st);        \
+        if (exchange) {                                                                        \
+            path_end(&out, &t, rc, send_packed && recv_packed, packed_out);                    \
+            if (recv_packed)                                                                   \
+                finish_receive(&in, packed_in, rc, st, recvbuf);                               \
+            else                                                                               \
+                message_done(&in);                                                             \
+            return rc;                                                                         \
+        }                                                                                      \
         if (send_packed) {                                                                     \
             bufpool_give(packed_out);                                                          \
             message_done(&out);                                                                \

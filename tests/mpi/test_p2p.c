@@ -721,6 +721,40 @@ static void check_one_path_for_both_ends(int rank, bool active)
     MPI_Type_free(&column);
 }
 
+/* A program that exchanges a type only through MPI_Sendrecv (a halo exchange) gets a path
+ * decision from timed trials too, on each rank, and every exchange delivers what the MPI
+ * would. */
+static void check_sendrecv_alone_decides(int rank, bool active)
+{
+    enum { N = 23, EXCHANGES = 40 }; /* a layout no other check uses */
+    double src[N * N], dst[N * N], want[N * N];
+    MPI_Datatype column, transpose;
+    MPI_Type_vector(N, 1, N, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
+    MPI_Type_commit(&transpose);
+    const int peer = 1 - rank;
+    for (int i = 0; i < N * N; i++) {
+        src[i] = i + 1000.0 * rank;
+        want[i] = i + 1000.0 * peer;
+    }
+    memcomm_stats before, after;
+    memcomm_stats_get(&before);
+    for (int k = 0; k < EXCHANGES; k++) {
+        memset(dst, 0, sizeof dst);
+        CHECK(MPI_Sendrecv(src, N, transpose, peer, 64, dst, N, transpose, peer, 64,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(memcmp(dst, want, sizeof dst) == 0);
+    }
+    memcomm_stats_get(&after);
+    const unsigned long long decided = after.paths_packed + after.paths_by_mpi -
+                                       before.paths_packed - before.paths_by_mpi;
+    const char *path = getenv("MEMCOMM_SEND_PATH");
+    const bool fixed = path && (!strcmp(path, "packed") || !strcmp(path, "mpi"));
+    CHECK(decided == (active && !fixed ? 1u : 0u));
+    MPI_Type_free(&transpose);
+    MPI_Type_free(&column);
+}
+
 /* The large-count forms are carried like the int forms (a transpose arrives unpacked by
  * memcomm), and a count whose packed message would not fit an int goes to the MPI: a receive
  * of INT_MAX + 1 columns, never matched and cancelled, costs memcomm no buffer. */
@@ -908,8 +942,10 @@ int main(int argc, char **argv)
     check_proc_null();
     check_cancel(rank);
     check_large_count(rank, active);
-    if (size == 2)
+    if (size == 2) {
         check_one_path_for_both_ends(rank, active);
+        check_sendrecv_alone_decides(rank, active);
+    }
     check_bad_arguments(size);
 
     /* fixed layouts */
