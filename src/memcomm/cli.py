@@ -133,6 +133,7 @@ DEFAULT_SIZES = {
     "pingpong": "256,512,1024,2048,4096",
     "collectives": "1024,2048,4096",
     "diamond": "2048,4096",
+    "stencil": "64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M",
 }
 # --quick: small sizes and few samples, for a first look (and the tests)
 QUICK_SIZES = {
@@ -149,6 +150,7 @@ QUICK_SIZES = {
     "pingpong": "256,512",
     "collectives": "256",
     "diamond": "256",
+    "stencil": "64,4K,256K",
     "logp": "8,1K,64K,1M,4M",
     "tlb": "16,64,256,1K",
     "layouts": "64K",

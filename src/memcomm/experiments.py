@@ -178,6 +178,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             suite=False,
         ),
         Experiment(
+            "stencil",
+            "bench/bench_stencil",
+            2,
+            "seed 004's 3-point stencil: the halo exchange placed as Listings 1-3, strip "
+            "mined, and as a column datatype with and without memcomm (--sizes: row bytes)",
+            "004 sec. V",
+            ("memcomm",),
+            suite=False,
+            footprint=lambda b: 2 * 2 * 2 * min(max((512 << 20) // b, 8), 64) * b,
+        ),
+        Experiment(
             "diamond",
             "bench/bench_diamond",
             2,

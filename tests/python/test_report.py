@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from memcomm import report
+from memcomm.report import analysis
 
 
 def record(
@@ -93,3 +94,24 @@ def test_across_mpis_puts_each_mpi_side_by_side() -> None:
     assert "4.00x" in row and "2.00x" in row  # memcomm against each MPI's own pack
     assert row[-1] == "0.50/0.50"  # unpack/pack for each MPI
     assert "mpich: pack: memcomm/MPI geometric mean 4.00x" in text
+
+
+def stencil_record(size: int, method: str, seconds: float) -> dict[str, Any]:
+    return {"experiment": "stencil", "mpi": "mpich", "method": method, "bytes": size,
+            "seconds": [seconds] * 3}  # fmt: skip
+
+
+def test_stencil_names_the_fastest_variant_per_size_and_the_column_gain() -> None:
+    records = [
+        stencil_record(256, "baseline", 1.0), stencil_record(256, "OPT1", 1.1),
+        stencil_record(256, "OPT2", 0.8), stencil_record(256, "column mpi", 2.0),
+        stencil_record(256, "column memcomm", 1.0),
+        stencil_record(1 << 20, "baseline", 1.0), stencil_record(1 << 20, "OPT1", 0.6),
+        stencil_record(1 << 20, "OPT2", 0.9), stencil_record(1 << 20, "strip 64 KiB", 0.7),
+        stencil_record(1 << 20, "column mpi", 3.0), stencil_record(1 << 20, "column memcomm", 1.0),
+    ]  # fmt: skip
+    found = analysis.stencil(records)
+    assert found.findings[:2] == ["mpich: OPT2 fastest at 256 B", "mpich: OPT1 fastest at 1 MiB"]
+    assert "2.00-3.00x as fast" in found.findings[2]
+    (table,) = found.tables
+    assert table.rows[1][1:5] == ["1000000.0", "0.60", "0.90", "0.70 (64 KiB)"]

@@ -181,6 +181,21 @@ def test_diamond_mini_app_is_checked_against_eq15_with_the_fitted_loggp(
     assert (page / f"diamond-{mpi}-256.png").exists()
 
 
+@pytest.mark.parametrize("mpi", BUILT)
+def test_stencil_variants_compute_the_same_matrix_and_are_tabled(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "stencil.jsonl"
+    ran = memcomm("bench", "stencil", "--mpi", mpi, "--quick", "--reps", "3", "--quiet",
+                  "--json", str(out))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr  # non-zero if a variant's matrix differed
+    records = [runs.result(r) for runs in results.read([out]) for r in runs.results]
+    methods = {(r["bytes"], r["method"]) for r in records}
+    rows = {"baseline", "OPT1", "OPT2", "column mpi", "column memcomm"}
+    assert {m for b, m in methods if b == 64} == rows
+    assert {m for b, m in methods if b == 256 << 10} == rows | {"strip 64 KiB"}
+    assert f"stencil, {mpi}: time per iteration" in ran.stdout
+    assert "fastest at" in ran.stdout and "column halo carried by memcomm" in ran.stdout
+
+
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
     done = memcomm("model", "logpc")
     assert done.returncode == 0, done.stderr

@@ -1059,6 +1059,89 @@ def memory_send(
     )
 
 
+STENCIL_ROWS = ("baseline", "OPT1", "OPT2")
+
+
+def stencil(results: Sequence[Result]) -> Analysis:
+    """Seed 004's stencil: time per iteration of Listings 1-3 and the strip-mined exchange
+    by message size, and the column halo through the MPI's datatype path against memcomm."""
+    findings: list[str] = []
+    out: list[Table] = []
+    figures: list[Figure] = []
+    for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
+        by_size: dict[int, dict[str, Summary]] = {}
+        for r in _of(results, mpi=mpi):
+            by_size.setdefault(int(r["bytes"]), {})[str(r["method"])] = summarize(r["seconds"])
+        rows, series = [], {m: Series(m) for m in STENCIL_ROWS}
+        winners: dict[str, list[int]] = {}
+        column_gains = []
+        for size, m in sorted(by_size.items()):
+            if "baseline" not in m:
+                continue
+            base = m["baseline"].median
+            strips = {k: v for k, v in m.items() if k.startswith("strip")}
+            best_strip = min(strips, key=lambda k: strips[k].median) if strips else None
+            variants = {k: v.median for k, v in m.items() if not k.startswith("column")}
+            winner = min(variants, key=lambda k: variants[k])
+            winners.setdefault(winner, []).append(size)
+            for name in STENCIL_ROWS:
+                if name in m:
+                    series[name].points.append(Point(size, m[name], 1e6))
+            gain = None
+            if "column mpi" in m and "column memcomm" in m:
+                gain = m["column mpi"].median / m["column memcomm"].median
+                column_gains.append(gain)
+            rows.append([
+                size_text(size), f"{base * 1e6:.1f}",
+                *(f"{m[k].median / base:.2f}" if k in m else "-" for k in ("OPT1", "OPT2")),
+                f"{strips[best_strip].median / base:.2f} ({best_strip[6:]})" if best_strip else "-",
+                winner, f"{gain:.2f}x" if gain else "-",
+            ])  # fmt: skip
+        if not rows:
+            continue
+        out.append(
+            Table(
+                f"stencil, {mpi}: time per iteration (median); variants relative to Listing 1",
+                [
+                    "row (message)",
+                    "baseline us",
+                    "OPT1",
+                    "OPT2",
+                    "best strip",
+                    "fastest",
+                    "column: memcomm vs MPI",
+                ],
+                rows,
+            )
+        )
+        figures.append(
+            Figure(
+                f"stencil-{mpi.replace(' ', '-')}",
+                f"3-point stencil, {mpi}: time per iteration by message size",
+                "message (row) bytes",
+                "time per iteration (us)",
+                [s for s in series.values() if s.points],
+            )
+        )
+        for winner, sizes in sorted(winners.items(), key=lambda w: min(w[1])):
+            findings.append(f"{mpi}: {winner} fastest at {', '.join(size_text(x) for x in sizes)}")
+        if column_gains:
+            findings.append(
+                f"{mpi}: the column halo carried by memcomm runs the iteration "
+                f"{min(column_gains):.2f}-{max(column_gains):.2f}x as fast as the MPI's datatype "
+                "path (the seed: OPT2 about 20% faster at 256 B, OPT1 up to 40% for larger "
+                "messages, on its LEO3 cluster)"
+            )
+    return Analysis(
+        "stencil",
+        "3-point stencil: where to place the halo exchange",
+        "004 sec. V",
+        findings,
+        figures,
+        out,
+    )
+
+
 def _diamond_runs(results: Sequence[Result]) -> dict[tuple[str, int, int], dict[int, Result]]:
     """(MPI, n, ranks) -> b -> {method: median seconds}, with the message bytes."""
     runs: dict[tuple[str, int, int], dict[int, Result]] = {}
@@ -1223,6 +1306,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "lifecycle": lifecycle,
         "logp": logp,
         "diamond": diamond,
+        "stencil": stencil,
     }
     if experiment not in simple:
         raise ValueError(f"no analysis for experiment {experiment!r}")
