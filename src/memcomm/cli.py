@@ -17,7 +17,7 @@ from typing import Any
 
 from memcomm import __version__, experiments, report, results, runner
 from memcomm.models import em3d, logp, logpc, memory
-from memcomm.report import analysis, html
+from memcomm.report import advice, analysis, html
 from memcomm.runner import MemcommError
 
 Command = Callable[[argparse.Namespace], int]
@@ -542,6 +542,60 @@ def em3d_text(found: dict[str, Any]) -> str:
     return f"{head}\n{table}\n\n{notes}"
 
 
+# what `memcomm advise` measures when no results are given: sizes that span the three ranges
+ADVISE_SIZES = {
+    "eager": "256,1K,4K,16K,64K,256K,1M",
+    "cache-state": "64,256,1K,16K,256K,4M,64M",
+    "pollution": "64,256,1K,16K,256K,4M,64M",
+}
+
+
+@command("advise", "where to place communication calls on this machine (seed 004's rules)")
+def advise_command(args: argparse.Namespace) -> int:
+    build = runner.find_build(args.mpi)
+    runs = results.read(args.files) if args.files else []
+
+    def collected(name: str) -> list[dict[str, Any]]:
+        return [
+            run.result(r)
+            for run in runs
+            if run.meta["experiment"] == name and run.meta["mpi"]["name"] == build.mpi
+            for r in run.results
+        ]
+
+    missing = [name for name in ADVISE_SIZES if not collected(name)]
+    if missing:
+        path = experiments.output_path(None, "advise", build.mpi)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        print(f"measuring {', '.join(missing)} (quick; results in {path})", file=sys.stderr)
+        with open(path, "w", encoding="utf-8") as stream:
+            writer = results.Writer(stream)
+            for name in missing:
+                options = {"sizes": ADVISE_SIZES[name], "min_reps": 5, "max_reps": 15, "cap": 0.5}
+                experiments.run(
+                    build, experiments.EXPERIMENTS[name], "mpi",
+                    experiments.suite_arguments(options), options, writer,
+                    show_progress=not args.quiet,
+                )  # fmt: skip
+        runs += results.read([path])
+    llc = runner.machine_model(build).get("LLC_SIZE", {}).get("value")
+    found = advice.advise(
+        build.mpi,
+        collected("eager"),
+        collected("cache-state"),
+        collected("pollution"),
+        float(llc) if llc else None,
+    )
+    checks = advice.stencil_check(found, collected("stencil"))
+    if args.json:
+        out = found.as_json()
+        out["stencil"] = [vars(c) for c in checks]
+        print(json.dumps(out, indent=2))
+    else:
+        print(advice.text(found) + (advice.stencil_text(checks) if checks else ""))
+    return 0
+
+
 @command("model", "fit and check the models (fit, validate FILES), or show LoGPC's numbers")
 def model(args: argparse.Namespace) -> int:
     if args.action == "em3d":
@@ -693,6 +747,14 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("-o", "--output", metavar="DIR", help="write DIR/index.html and plots")
             p.add_argument("--markdown", action="store_true", help="the README's pack table")
             p.add_argument("--quiet", action="store_true", help="only write the page (-o)")
+        if name == "advise":
+            p.add_argument(
+                "files",
+                nargs="*",
+                help="results of eager, cache-state and pollution runs "
+                "(the missing ones are measured, quick)",
+            )
+            p.add_argument("--quiet", action="store_true", help="no progress lines")
         if name == "demo":
             p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
         if name == "model":

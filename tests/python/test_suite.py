@@ -196,6 +196,22 @@ def test_stencil_variants_compute_the_same_matrix_and_are_tabled(mpi: str, tmp_p
     assert "fastest at" in ran.stdout and "column halo carried by memcomm" in ran.stdout
 
 
+def test_advise_states_the_three_ranges_from_the_suites_runs(
+    suite_runs: tuple[str, Path, dict[str, str]],
+) -> None:
+    mpi, directory, _ = suite_runs
+    files = [str(directory / f"{name}.jsonl") for name in ("eager", "cache-state", "pollution")]
+    done = memcomm("advise", "--mpi", mpi, *files)
+    assert done.returncode == 0, done.stderr
+    assert f"Placement of communication calls, {mpi}" in done.stdout
+    assert "measuring" not in done.stderr  # everything it needs was given
+    for name in ("up to the eager limit", "eager limit to LLC/2", "beyond LLC/2"):
+        assert f"\n{name} (" in done.stdout
+    as_json = json.loads(memcomm("advise", "--mpi", mpi, *files, "--json").stdout)
+    assert as_json["ranges"][0]["name"] == "up to the eager limit"
+    assert as_json["llc_bytes"] and as_json["eager_limit"]
+
+
 def test_model_logpc_prints_the_papers_numbers_next_to_ours() -> None:
     done = memcomm("model", "logpc")
     assert done.returncode == 0, done.stderr
