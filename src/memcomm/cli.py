@@ -598,17 +598,13 @@ def advise_command(args: argparse.Namespace) -> int:
 
 @command("model", "fit and check the models (fit, validate FILES), or show LoGPC's numbers")
 def model(args: argparse.Namespace) -> int:
-    if args.action == "em3d":
-        found = em3d_model(args)
+    applications = {"em3d": (em3d_model, em3d_text), "diamond": (diamond_model, diamond_text)}
+    if args.action in applications:
+        compute, as_text = applications[args.action]
+        found = compute(args)  # bad parameters fail before anything is printed
         if args.json and args.json != "-":
             Path(args.json).write_text(json.dumps(found, indent=2) + "\n")
-        print(json.dumps(found, indent=2) if args.json == "-" else em3d_text(found))
-        return 0
-    if args.action == "diamond":
-        found = diamond_model(args)  # bad parameters fail before anything is printed
-        if args.json and args.json != "-":
-            Path(args.json).write_text(json.dumps(found, indent=2) + "\n")
-        print(json.dumps(found, indent=2) if args.json == "-" else diamond_text(found))
+        print(json.dumps(found, indent=2) if args.json == "-" else as_text(found))
         return 0
     if args.action == "logpc":
         text = logpc_text(args.k_d)  # bad parameters fail before anything is printed
