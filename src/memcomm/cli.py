@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -550,10 +552,16 @@ ADVISE_SIZES = {
 }
 
 
-@command("advise", "where to place communication calls on this machine (seed 004's rules)")
+@command(
+    "advise",
+    "where to place communication calls: this machine's rules (seed 004), a program's sites",
+)
 def advise_command(args: argparse.Namespace) -> int:
     build = runner.find_build(args.mpi)
-    runs = results.read(args.files) if args.files else []
+    program = [a for a in args.program if a != "--"]
+    if program and not (shutil.which(program[0]) or Path(program[0]).is_file()):
+        raise MemcommError(f"cannot run {program[0]}: no such program")
+    runs = results.read(args.results) if args.results else []
 
     def collected(name: str) -> list[dict[str, Any]]:
         return [
@@ -586,6 +594,8 @@ def advise_command(args: argparse.Namespace) -> int:
         collected("pollution"),
         float(llc) if llc else None,
     )
+    if program:
+        return advise_program(args, build, found, program)
     checks = advice.stencil_check(found, collected("stencil"))
     if args.json:
         out = found.as_json()
@@ -593,6 +603,45 @@ def advise_command(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(advice.text(found) + (advice.stencil_text(checks) if checks else ""))
+    return 0
+
+
+def advise_program(
+    args: argparse.Namespace, build: runner.Build, rules: advice.Advice, program: list[str]
+) -> int:
+    """Run `program` under memcomm with the call-site recorder, then each site's advice."""
+    if not build.recorder.exists():
+        raise MemcommError(f"{build.recorder} is missing: run `make` first")
+    with tempfile.TemporaryDirectory(prefix="memcomm-advise-") as directory:
+        done = runner.launch_preloaded(
+            build, args.np, program[0], program[1:], capture=True,
+            extra_env={"MEMCOMM_RECORD_DIR": directory}, before=[build.recorder],
+        )  # fmt: skip
+        print(done.stdout, file=sys.stderr, end="")  # the program's own output, apart
+        if done.returncode != 0:
+            said = [line for line in done.stderr.splitlines() if line.strip()]
+            raise MemcommError(
+                f"{program[0]} failed (exit {done.returncode})"
+                + (f": {said[-1].strip()[:300]}" if said else "")
+            )
+        records = [
+            json.loads(line)
+            for path in sorted(Path(directory).glob("sites.*.jsonl"))
+            for line in path.read_text().splitlines()
+            if line.strip()
+        ]
+    calls = [r for r in records if "call" in r]
+    if not calls:
+        raise MemcommError(
+            f"{program[0]} made no communication call memcomm advise records (point-to-point "
+            f"and the common collectives, int counts) on its {args.np} ranks"
+        )
+    names = advice.symbolize(calls, str(Path.cwd()))
+    sites = advice.program_sites(rules, calls, names)
+    if args.json:
+        print(json.dumps({"machine": rules.as_json(), "sites": [vars(s) for s in sites]}, indent=2))
+    else:
+        print(advice.program_text(" ".join(program), args.np, rules, sites))
     return 0
 
 
@@ -745,12 +794,13 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--quiet", action="store_true", help="only write the page (-o)")
         if name == "advise":
             p.add_argument(
-                "files",
-                nargs="*",
-                help="results of eager, cache-state and pollution runs "
-                "(the missing ones are measured, quick)",
-            )
+                "--results", nargs="+", default=[], metavar="FILE",
+                help="results of eager, cache-state and pollution runs (the missing ones are "
+                "measured, quick), and of stencil to check the rules on",
+            )  # fmt: skip
             p.add_argument("--quiet", action="store_true", help="no progress lines")
+            p.add_argument("--np", type=int, default=2, help="ranks for the program")
+            p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
         if name == "demo":
             p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
         if name == "model":

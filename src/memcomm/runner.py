@@ -51,6 +51,11 @@ class Build:
     def library(self) -> Path:
         return self.directory / "libmemcomm.so"
 
+    @property
+    def recorder(self) -> Path:
+        """The call-site recorder of `memcomm advise -- PROG` (lib/record)."""
+        return self.directory / "libmemcomm_record.so"
+
     def program(self, relative: str) -> Path:
         path = self.directory / relative
         if not path.exists():
@@ -315,16 +320,19 @@ def launch_preloaded(
     args: Sequence[str],
     capture: bool = False,
     extra_env: dict[str, str] | None = None,
+    before: Sequence[Path] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run an unchanged MPI program with memcomm preloaded on every rank.
+    """Run an unchanged MPI program with memcomm preloaded on every rank (after the libraries
+    `before`, which see each call first).
 
     The preload is set by `env` on each rank's command line, not in mpiexec's environment:
     Open MPI does not forward LD_PRELOAD to ranks, and the launcher itself must not load an
     MPI library. A Python program's mpi4py is pointed at the same MPI (python_settings).
     """
     settings = [f"{k}={v}" for k, v in {**python_settings(build), **(extra_env or {})}.items()]
+    preload = " ".join(str(p) for p in (*before, build.library))
     return launch(
-        build, nprocs, "env", [*settings, f"LD_PRELOAD={build.library}", program, *args], capture
+        build, nprocs, "env", [*settings, f"LD_PRELOAD={preload}", program, *args], capture
     )
 
 

@@ -5,7 +5,10 @@ from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[2] / "lib"
 # bottom first; a folder may include itself and any folder before it
-LAYERS = ["base", "normalize", "decode", "plan", "kernel", "core", "p2p", "coll", "interpose"]
+LAYERS = [
+    "base", "normalize", "decode", "plan", "kernel", "core", "p2p", "coll", "interpose",
+    "record",  # the call-site recorder of `memcomm advise`, a library of its own
+]  # fmt: skip
 
 
 def included_folders(source: Path) -> set[str]:

@@ -201,13 +201,13 @@ def test_advise_states_the_three_ranges_from_the_suites_runs(
 ) -> None:
     mpi, directory, _ = suite_runs
     files = [str(directory / f"{name}.jsonl") for name in ("eager", "cache-state", "pollution")]
-    done = memcomm("advise", "--mpi", mpi, *files)
+    done = memcomm("advise", "--mpi", mpi, "--results", *files)
     assert done.returncode == 0, done.stderr
     assert f"Placement of communication calls, {mpi}" in done.stdout
     assert "measuring" not in done.stderr  # everything it needs was given
     for name in ("up to the eager limit", "eager limit to LLC/2", "beyond LLC/2"):
         assert f"\n{name} (" in done.stdout
-    as_json = json.loads(memcomm("advise", "--mpi", mpi, *files, "--json").stdout)
+    as_json = json.loads(memcomm("advise", "--mpi", mpi, "--json", "--results", *files).stdout)
     assert as_json["ranges"][0]["name"] == "up to the eager limit"
     assert as_json["llc_bytes"] and as_json["eager_limit"]
 

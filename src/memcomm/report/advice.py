@@ -11,6 +11,8 @@ measurement agrees, and flagged where it contradicts it. Pure: records in, advic
 
 from __future__ import annotations
 
+import math
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +44,18 @@ class Advice:
     eager_limit: tuple[float, float] | None  # (largest eager size, smallest that waited)
     llc_bytes: float | None
     ranges: list[Range]
+    warm_gains: list[tuple[float, float]] = field(default_factory=list)  # MOD vs INV, by size
+
+    def range_of(self, size: float) -> Range:
+        return next(r for r in self.ranges if r.holds(size) or r.high is None)
+
+    def warm_gain_near(self, size: float) -> tuple[float, float] | None:
+        """The measured gain of a warm buffer at the measured size nearest `size` (in ratio),
+        within the same range."""
+        inside = [g for g in self.warm_gains if self.range_of(g[0]) is self.range_of(size)]
+        if not inside:
+            return None
+        return min(inside, key=lambda g: abs(math.log(max(g[0], 1) / max(size, 1))))
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -157,7 +171,7 @@ def advise(
         ]
         r.contradicted = [claim for claim, held in measured if not held]
         r.agrees = not r.contradicted if measured else None
-    return Advice(mpi, limit, llc_bytes, ranges)
+    return Advice(mpi, limit, llc_bytes, ranges, cached)
 
 
 def text(advice: Advice) -> str:
@@ -239,4 +253,115 @@ def stencil_text(checks: Sequence[StencilCheck]) -> str:
         f"  the rules pick the fastest variant (or one within {NOISE * 100:.0f}% of it) at "
         f"{agreed} of {len(checks)} sizes"
     )
+    return "\n".join(lines)
+
+
+# ---- program advice: the call sites of one run, under the rules ----
+
+# what a call site should do, by range (the rules, as one line for a table)
+SITE_RULES = (
+    "call it while the buffer is warm (right after computing it); read received data at once",
+    "compute on a cached buffer before sending; read received data after other work",
+    "placement does not matter: split it into chunks interleaved with the computation",
+)
+
+
+@dataclass
+class Site:
+    rank: int
+    call: str
+    where: str  # function (file:line), or module+offset when it has no debug information
+    bytes: int
+    derived: bool
+    calls: int
+    seconds: float
+    range_name: str
+    rule: str
+    expected: str  # the measured effect the rule relies on, at the nearest measured size
+    explain: str
+    caution: str  # the rule's claims this machine contradicts, if any
+
+
+def symbolize(records: Sequence[dict[str, Any]], cwd: str) -> dict[tuple[str, str], str]:
+    """(module, offset) -> "function (file:line)" by addr2line (binutils), one run per module.
+    The offset of a return address minus one names the call's own line. A position-dependent
+    executable (ELF type EXEC) is given the absolute address instead."""
+    names: dict[tuple[str, str], str] = {}
+    for module in sorted({str(r["module"]) for r in records}):
+        path = module if module.startswith("/") else f"{cwd}/{module}"
+        try:
+            with open(path, "rb") as elf:
+                header = elf.read(18)
+            absolute = header[:4] == b"\x7fELF" and header[16] == 2
+        except OSError:
+            continue
+        wanted = [r for r in records if str(r["module"]) == module]
+        addresses = [hex(int(str(r["address" if absolute else "offset"]), 16) - 1) for r in wanted]
+        try:
+            out = subprocess.run(
+                ["addr2line", "-f", "-C", "-e", path, *addresses],
+                capture_output=True, text=True, check=False,
+            ).stdout.splitlines()  # fmt: skip
+        except OSError:  # no binutils: the sites stay module+offset
+            return names
+        for i, r in enumerate(wanted):
+            function, line = [*out[2 * i : 2 * i + 2], "??", "??:0"][:2]
+            if line.startswith("??"):
+                continue
+            where = line.split(" (discriminator")[0].rsplit("/", 1)[-1]
+            names[(module, str(r["offset"]))] = f"{function} ({where})"
+    return names
+
+
+def program_sites(
+    advice: Advice, records: Sequence[dict[str, Any]], names: dict[tuple[str, str], str]
+) -> list[Site]:
+    """Each recorded call site with the rule of its message size's range, slowest first."""
+    sites = []
+    for r in records:
+        if "call" not in r:
+            continue
+        size = float(r["bytes"])
+        which = advice.range_of(size)
+        index = advice.ranges.index(which)
+        near = advice.warm_gain_near(size)
+        expected = (
+            f"a warm buffer {near[1] * 100:+.0f}% at {size_text(near[0])} (cache-state)"
+            if near else "not measured in this range"
+        )  # fmt: skip
+        where = names.get((str(r["module"]), str(r["offset"])))
+        sites.append(
+            Site(
+                int(r["rank"]), str(r["call"]),
+                where or f"{r['module'].rsplit('/', 1)[-1]}+{r['offset']}",
+                int(r["bytes"]), bool(r["derived"]), int(r["calls"]), float(r["seconds"]),
+                which.name, SITE_RULES[index], expected, str(r.get("explain", "")),
+                "; ".join(which.contradicted),
+            )
+        )  # fmt: skip
+    return sorted(sites, key=lambda s: (-s.seconds, s.rank, s.where))
+
+
+def program_text(program: str, ranks: int, advice: Advice, sites: Sequence[Site]) -> str:
+    limit = advice.eager_limit
+    head = (
+        f"Call sites of {program} on {ranks} ranks ({advice.mpi}), slowest first; eager limit "
+        + (f"{size_text(limit[0])}-{size_text(limit[1])}" if limit else "not measured")
+        + f", LLC/2 {size_text(advice.llc_bytes / 2) if advice.llc_bytes else 'unknown'}"
+    )
+    lines = [head]
+    for s in sites:
+        kind = "derived type" if s.derived else "basic type"
+        lines.append(
+            f"\n{s.where}: {s.call} on rank {s.rank}, {s.calls} calls of {size_text(s.bytes)} "
+            f"({kind}), {s.seconds * 1e3:.3f} ms in the call"
+        )
+        lines.append(f"  range: {s.range_name}; {s.rule}")
+        lines.append(f"  evidence: {s.expected}")
+        if s.caution:
+            lines.append(
+                f"  caution: this machine contradicts the rule here: not so that {s.caution}"
+            )
+        for text_line in s.explain.splitlines()[:4]:
+            lines.append(f"  plan: {text_line}")
     return "\n".join(lines)
