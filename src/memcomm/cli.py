@@ -295,8 +295,29 @@ def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
         analyses.append(
             analysis.memory_send(by_experiment["decompose"], by_experiment["layouts"], machine)
         )
+    analyses += advice_analysis(by_experiment, machine)
     simulated = [r for run in runs for r in run.others if r["kind"] == "simulated"]
     return analyses + ([analysis.simulated(simulated)] if simulated else [])
+
+
+def advice_analysis(
+    by_experiment: dict[str, list[dict[str, Any]]], machine: dict[str, Any]
+) -> list[analysis.Analysis]:
+    """Seed 004's rules for each MPI whose eager, cache-state and pollution runs are given."""
+    needed = ("eager", "cache-state", "pollution")
+    if not all(name in by_experiment for name in needed):
+        return []
+    llc = machine.get("LLC_SIZE", {}).get("value")
+    found, checks = [], {}
+    for mpi in sorted({str(r["mpi"]) for r in by_experiment["cache-state"]}):
+        mine = {n: [r for r in by_experiment.get(n, []) if r["mpi"] == mpi] for n in needed}
+        rules = advice.advise(
+            mpi, mine["eager"], mine["cache-state"], mine["pollution"], float(llc) if llc else None
+        )
+        found.append(rules)
+        stencil = [r for r in by_experiment.get("stencil", []) if r["mpi"] == mpi]
+        checks[mpi] = advice.stencil_check(rules, stencil)
+    return [advice.as_analysis(found, checks)]
 
 
 def write_report(runs: list[results.Run], analyses: list[analysis.Analysis], out: str) -> None:

@@ -114,3 +114,18 @@ def test_the_rules_are_checked_against_the_stencils_fastest_variant() -> None:
     ]
     assert checks[1].slower == 1.3 / 0.9 - 1
     assert "at 2 of 3 sizes" in advice.stencil_text(checks)
+
+
+def test_the_reports_advice_page_tables_each_range_and_the_stencil_check() -> None:
+    gains = {SIZES[0]: 0.2, SIZES[1]: 0.25, SIZES[2]: 0.01}
+    found = advice.advise("mpich", eager(16 << 10), cache_state(gains), pollution(gains), LLC)
+    checks = advice.stencil_check(found, stencil(1 << 10, {"baseline": 1.0, "OPT2": 0.9}))
+    page = advice.as_analysis([found], {"mpich": checks})
+    ranges, on_stencil = page.tables
+    assert [row[1] for row in ranges.rows] == [r.name for r in found.ranges]
+    assert [row[-1] for row in ranges.rows] == ["agrees"] * 3
+    assert on_stencil.rows == [["1 KiB", "up to the eager limit", "OPT2", "OPT2", "agree"]]
+    assert page.findings == [
+        "mpich: on the stencil the rules pick the fastest variant (or one within 5%) at 1 of 1 "
+        "sizes"
+    ]

@@ -110,6 +110,7 @@ def test_report_renders_a_page_with_plots(
     page = (tmp_path / "report" / "index.html").read_text()
     for name in EXPECTED:
         assert f"<code>{name}</code>" in page
+    assert "Where to place communication calls" in page  # eager, cache-state, pollution given
     images = list((tmp_path / "report").glob("*.png"))
     assert len(images) >= len(EXPECTED)
     for image in images:

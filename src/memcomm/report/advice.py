@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcomm.report.analysis import Result, Series, group, size_text
+from memcomm.report.analysis import Analysis, Result, Series, Table, group, size_text
 from memcomm.stats import median
 
 # a gain smaller than this (either way) is within what these VMs repeat to
@@ -365,3 +365,44 @@ def program_text(program: str, ranks: int, advice: Advice, sites: Sequence[Site]
         for text_line in s.explain.splitlines()[:4]:
             lines.append(f"  plan: {text_line}")
     return "\n".join(lines)
+
+
+def as_analysis(found: Sequence[Advice], checks: dict[str, list[StencilCheck]]) -> Analysis:
+    """The advice of each MPI for the report: a table of the ranges, and the stencil check."""
+    rows, findings, tables = [], [], []
+    for a in found:
+        for r in a.ranges:
+            verdict = {True: "agrees", False: "contradicts: " + "; ".join(r.contradicted),
+                       None: "not measured"}[r.agrees]  # fmt: skip
+            span = f"{size_text(r.low)} - " + (size_text(r.high) if r.high else "")
+            rows.append([a.mpi, r.name, span, r.rule, verdict])
+        mine = checks.get(a.mpi, [])
+        if mine:
+            agreed = sum(c.agrees for c in mine)
+            findings.append(
+                f"{a.mpi}: on the stencil the rules pick the fastest variant (or one within "
+                f"{NOISE * 100:.0f}%) at {agreed} of {len(mine)} sizes"
+            )
+            tables.append(
+                Table(
+                    f"the rules on the stencil, {a.mpi}",
+                    ["row", "range", "recommended", "fastest", "recommended vs fastest"],
+                    [
+                        [
+                            size_text(c.size),
+                            c.range_name,
+                            c.recommended,
+                            c.fastest,
+                            "agree" if c.agrees else f"+{c.slower * 100:.0f}%",
+                        ]
+                        for c in mine
+                    ],
+                )
+            )
+    table = Table(
+        "placement rules by message size", ["MPI", "range", "sizes", "rule", "here"], rows
+    )
+    return Analysis(
+        "advice", "Where to place communication calls (seed 004's rules)", "004 sec. IV",
+        findings, [], [table, *tables],
+    )  # fmt: skip
