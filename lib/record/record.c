@@ -7,8 +7,9 @@
  * as the module and offset of the return address, which `memcomm advise` symbolizes, and,
  * for a derived datatype, what memcomm's planner makes of it (memcomm_type_explain).
  *
- * Recorded: the int forms of MPI_Send, Ssend, Isend, Recv, Irecv, Sendrecv,
- * Sendrecv_replace, Bcast, Allreduce, Alltoall, Alltoallv, Alltoallw, Allgather. */
+ * Recorded: MPI_Send, Ssend, Isend, Recv, Irecv, Sendrecv, Sendrecv_replace, Bcast,
+ * Allreduce, Alltoall, Alltoallv, Alltoallw, Allgather, and where the MPI has them the
+ * large-count forms of the first nine (what mpi4py calls on MPICH). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -194,6 +195,35 @@ RECORDED(MPI_Alltoallw,
           const int *rc_, const int *rd, const MPI_Datatype *rt, MPI_Comm m),
          (sb, sc, sd, st, rb, rc_, rd, rt, m), st ? st[0] : MPI_DATATYPE_NULL,
          sc ? sc[0] : 0)
+
+#if MEMCOMM_HAVE_LARGE_COUNT
+RECORDED(MPI_Send_c, (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m),
+         (b, c, t, p, g, m), t, c)
+RECORDED(MPI_Ssend_c, (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m),
+         (b, c, t, p, g, m), t, c)
+RECORDED(MPI_Isend_c,
+         (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
+         (b, c, t, p, g, m, r), t, c)
+RECORDED(MPI_Recv_c,
+         (void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Status *s),
+         (b, c, t, p, g, m, s), t, c)
+RECORDED(MPI_Irecv_c,
+         (void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
+         (b, c, t, p, g, m, r), t, c)
+RECORDED(MPI_Sendrecv_c,
+         (const void *sb, MPI_Count sc, MPI_Datatype st, int d, int sg, void *rb, MPI_Count rc_,
+          MPI_Datatype rt, int s, int rg, MPI_Comm m, MPI_Status *status),
+         (sb, sc, st, d, sg, rb, rc_, rt, s, rg, m, status), st, sc)
+RECORDED(MPI_Sendrecv_replace_c,
+         (void *b, MPI_Count c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m,
+          MPI_Status *status),
+         (b, c, t, d, sg, s, rg, m, status), t, c)
+RECORDED(MPI_Bcast_c, (void *b, MPI_Count c, MPI_Datatype t, int root, MPI_Comm m),
+         (b, c, t, root, m), t, c)
+RECORDED(MPI_Allreduce_c,
+         (const void *sb, void *rb, MPI_Count c, MPI_Datatype t, MPI_Op op, MPI_Comm m),
+         (sb, rb, c, t, op, m), t, c)
+#endif
 
 EXPORT int MPI_Finalize(void)
 {
