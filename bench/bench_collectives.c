@@ -41,8 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "harness.h"
+#include "options.h"
 
 enum { WARMUP = 24 }; /* covers memcomm's trials: 3 calls warming up, 6 of each of up to 3 paths (lib/core/sendpath.h) */
 
@@ -476,21 +476,11 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int reps = 7;
-    const char *sizes = "1024,2048,4096", *slab_sizes = "128,256,512", *halo_sizes = "64,128,256";
-    const char *only = "";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--sizes"))
-            sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--slabs"))
-            slab_sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--halos"))
-            halo_sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--only"))
-            only = argv[i + 1];
-    }
+    const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
+    const char *sizes = bench_option(argc, argv, "--sizes", "1024,2048,4096");
+    const char *slab_sizes = bench_option(argc, argv, "--slabs", "128,256,512");
+    const char *halo_sizes = bench_option(argc, argv, "--halos", "64,128,256");
+    const char *only = bench_option(argc, argv, "--only", "");
     int64_t fft[16], slab[16], halo[16];
     const int nfft = sides(sizes, fft, 16, 16, 16384, nranks);
     const int nslab = sides(slab_sizes, slab, 16, 16, 1024, nranks);

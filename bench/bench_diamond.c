@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
+
 typedef struct {
     int n, ranks, rank, rows; /* rows = n / ranks, this rank's stripe */
     double *c;                /* (rows + 1) x (n + 1): row 0 the edge below, column 0 the
@@ -144,14 +146,8 @@ int main(int argc, char **argv)
     int rank, ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    int reps = 7;
-    const char *sizes = "4096";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--sizes"))
-            sizes = argv[i + 1];
-    }
+    const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
+    const char *sizes = bench_option(argc, argv, "--sizes", "4096");
     if (ranks < 2 || reps < 3) {
         if (rank == 0)
             fprintf(stderr, "bench_diamond: run on 2 or more ranks with --reps >= 3\n");

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "ddtbench.h"
+#include "options.h"
 
 enum { COMMITS = 2000, EXCHANGES = 20 };
 enum { M_MPI, M_MEMCOMM, METHODS };
@@ -249,14 +249,8 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int reps = 9;
-    const char *only = "";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--only"))
-            only = argv[i + 1];
-    }
+    const int reps = atoi(bench_option(argc, argv, "--reps", "9"));
+    const char *only = bench_option(argc, argv, "--only", "");
     if (nranks != 2 || reps < 3) {
         if (rank == 0)
             fprintf(stderr, "bench_lifecycle: run on 2 ranks with --reps >= 3\n");

@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "memcomm.h"
+#include "options.h"
 
 typedef struct pattern pattern;
 typedef void (*loop_fn)(const pattern *p, char *typed, char *packed, bool pack);
@@ -351,24 +351,16 @@ static void make_transpose(pattern *p, int64_t n, bool is_double)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int reps = 7;
-    int64_t scale = 1;
-    const char *sizes = "512,1024,2048,4096,8192", *only = "";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--sizes"))
-            sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--scale"))
-            scale = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--only"))
-            only = argv[i + 1];
-        else {
-            fprintf(stderr, "usage: bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] "
-                            "[--only SUBSTRING]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+    static const char *const known[] = {"--reps", "--sizes", "--scale", "--only", NULL};
+    if (!bench_options_known(argc, argv, known)) {
+        fprintf(stderr, "usage: bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] "
+                        "[--only SUBSTRING]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
+    const int64_t scale = atoll(bench_option(argc, argv, "--scale", "1"));
+    const char *sizes = bench_option(argc, argv, "--sizes", "512,1024,2048,4096,8192");
+    const char *only = bench_option(argc, argv, "--only", "");
     if (reps < 3 || scale < 1 || scale > 64) {
         fprintf(stderr, "bench_pack: --reps must be >= 3 and --scale in 1..64\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

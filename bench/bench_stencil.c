@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
+
 enum { CHECK_ITERATIONS = 3 };
 
 typedef struct {
@@ -215,16 +217,10 @@ int main(int argc, char **argv)
     int rank, ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    int reps = 7;
-    const char *sizes = "64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M", *only = "";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--sizes"))
-            sizes = argv[i + 1];
-        else if (!strcmp(argv[i], "--only"))
-            only = argv[i + 1];
-    }
+    const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
+    const char *sizes =
+        bench_option(argc, argv, "--sizes", "64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M");
+    const char *only = bench_option(argc, argv, "--only", "");
     if (ranks != 2 || reps < 3) {
         if (rank == 0)
             fprintf(stderr, "bench_stencil: run on 2 ranks with --reps >= 3\n");

@@ -153,30 +153,43 @@ static void write_sites(void)
         return rc;                                                                             \
     }
 
-RECORDED(MPI_Send, (const void *b, int c, MPI_Datatype t, int p, int g, MPI_Comm m),
-         (b, c, t, p, g, m), t, c)
-RECORDED(MPI_Ssend, (const void *b, int c, MPI_Datatype t, int p, int g, MPI_Comm m),
-         (b, c, t, p, g, m), t, c)
-RECORDED(MPI_Isend,
-         (const void *b, int c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
-         (b, c, t, p, g, m, r), t, c)
-RECORDED(MPI_Recv, (void *b, int c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Status *s),
-         (b, c, t, p, g, m, s), t, c)
-RECORDED(MPI_Irecv, (void *b, int c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
-         (b, c, t, p, g, m, r), t, c)
-RECORDED(MPI_Sendrecv,
-         (const void *sb, int sc, MPI_Datatype st, int d, int sg, void *rb, int rc_,
-          MPI_Datatype rt, int s, int rg, MPI_Comm m, MPI_Status *status),
-         (sb, sc, st, d, sg, rb, rc_, rt, s, rg, m, status), st, sc)
-RECORDED(MPI_Sendrecv_replace,
-         (void *b, int c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m,
-          MPI_Status *status),
-         (b, c, t, d, sg, s, rg, m, status), t, c)
-RECORDED(MPI_Bcast, (void *b, int c, MPI_Datatype t, int root, MPI_Comm m), (b, c, t, root, m),
-         t, c)
-RECORDED(MPI_Allreduce,
-         (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op op, MPI_Comm m),
-         (sb, rb, c, t, op, m), t, c)
+/* The calls with one count: one definition for the int and the large-count (_c) forms. */
+#define RECORDED_FAMILY(SUFFIX, COUNT_T)                                                       \
+    RECORDED(MPI_Send##SUFFIX,                                                                 \
+             (const void *b, COUNT_T c, MPI_Datatype t, int p, int g, MPI_Comm m),             \
+             (b, c, t, p, g, m), t, c)                                                         \
+    RECORDED(MPI_Ssend##SUFFIX,                                                                \
+             (const void *b, COUNT_T c, MPI_Datatype t, int p, int g, MPI_Comm m),             \
+             (b, c, t, p, g, m), t, c)                                                         \
+    RECORDED(MPI_Isend##SUFFIX,                                                                \
+             (const void *b, COUNT_T c, MPI_Datatype t, int p, int g, MPI_Comm m,              \
+              MPI_Request *r),                                                                 \
+             (b, c, t, p, g, m, r), t, c)                                                      \
+    RECORDED(MPI_Recv##SUFFIX,                                                                 \
+             (void *b, COUNT_T c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Status *s),    \
+             (b, c, t, p, g, m, s), t, c)                                                      \
+    RECORDED(MPI_Irecv##SUFFIX,                                                                \
+             (void *b, COUNT_T c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),   \
+             (b, c, t, p, g, m, r), t, c)                                                      \
+    RECORDED(MPI_Sendrecv##SUFFIX,                                                             \
+             (const void *sb, COUNT_T sc, MPI_Datatype st, int d, int sg, void *rb,            \
+              COUNT_T rc_, MPI_Datatype rt, int s, int rg, MPI_Comm m, MPI_Status *status),    \
+             (sb, sc, st, d, sg, rb, rc_, rt, s, rg, m, status), st, sc)                       \
+    RECORDED(MPI_Sendrecv_replace##SUFFIX,                                                     \
+             (void *b, COUNT_T c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m,    \
+              MPI_Status *status),                                                             \
+             (b, c, t, d, sg, s, rg, m, status), t, c)                                         \
+    RECORDED(MPI_Bcast##SUFFIX, (void *b, COUNT_T c, MPI_Datatype t, int root, MPI_Comm m),    \
+             (b, c, t, root, m), t, c)                                                         \
+    RECORDED(MPI_Allreduce##SUFFIX,                                                            \
+             (const void *sb, void *rb, COUNT_T c, MPI_Datatype t, MPI_Op op, MPI_Comm m),     \
+             (sb, rb, c, t, op, m), t, c)
+
+RECORDED_FAMILY(, int)
+#if MEMCOMM_HAVE_LARGE_COUNT
+RECORDED_FAMILY(_c, MPI_Count)
+#endif
+
 RECORDED(MPI_Alltoall,
          (const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
           MPI_Comm m),
@@ -196,34 +209,6 @@ RECORDED(MPI_Alltoallw,
          (sb, sc, sd, st, rb, rc_, rd, rt, m), st ? st[0] : MPI_DATATYPE_NULL,
          sc ? sc[0] : 0)
 
-#if MEMCOMM_HAVE_LARGE_COUNT
-RECORDED(MPI_Send_c, (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m),
-         (b, c, t, p, g, m), t, c)
-RECORDED(MPI_Ssend_c, (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m),
-         (b, c, t, p, g, m), t, c)
-RECORDED(MPI_Isend_c,
-         (const void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
-         (b, c, t, p, g, m, r), t, c)
-RECORDED(MPI_Recv_c,
-         (void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Status *s),
-         (b, c, t, p, g, m, s), t, c)
-RECORDED(MPI_Irecv_c,
-         (void *b, MPI_Count c, MPI_Datatype t, int p, int g, MPI_Comm m, MPI_Request *r),
-         (b, c, t, p, g, m, r), t, c)
-RECORDED(MPI_Sendrecv_c,
-         (const void *sb, MPI_Count sc, MPI_Datatype st, int d, int sg, void *rb, MPI_Count rc_,
-          MPI_Datatype rt, int s, int rg, MPI_Comm m, MPI_Status *status),
-         (sb, sc, st, d, sg, rb, rc_, rt, s, rg, m, status), st, sc)
-RECORDED(MPI_Sendrecv_replace_c,
-         (void *b, MPI_Count c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m,
-          MPI_Status *status),
-         (b, c, t, d, sg, s, rg, m, status), t, c)
-RECORDED(MPI_Bcast_c, (void *b, MPI_Count c, MPI_Datatype t, int root, MPI_Comm m),
-         (b, c, t, root, m), t, c)
-RECORDED(MPI_Allreduce_c,
-         (const void *sb, void *rb, MPI_Count c, MPI_Datatype t, MPI_Op op, MPI_Comm m),
-         (sb, rb, c, t, op, m), t, c)
-#endif
 
 EXPORT int MPI_Finalize(void)
 {
