@@ -267,8 +267,8 @@ static bool choose_path(exchange *x, const exchange_form *form, sides short_bloc
     if (form->kind == EXCHANGE_BLOCKING)
         x->choice = sendpath_choose(x->key, form->use, bytes, n, TRIAL_SEND);
     else
-        x->choice = (send_choice){sendpath_for_nonblocking(x->key, form->use, bytes, n), -1,
-                                  false, 0, form->use, TRIAL_SEND, 0};
+        x->choice = (send_choice){.path = sendpath_untimed(x->key, form->use, bytes, n),
+                                  .trial = -1, .use = form->use, .side = TRIAL_SEND};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;
     return x->choice.path < n - 1 || x->choice.trial >= 0;

@@ -109,7 +109,8 @@ static int fixed_path(int paths)
 
 send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side)
 {
-    send_choice choice = {fixed_path(paths), -1, false, size_class(bytes), use, side, 0};
+    send_choice choice = {.path = fixed_path(paths), .trial = -1, .size_class = size_class(bytes),
+                          .use = use, .side = side};
     sendpath_table *t;
     if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)) || paths < 2 ||
         paths > SENDPATH_MAX_PATHS)
@@ -179,7 +180,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     pthread_mutex_unlock(&t->lock);
 }
 
-int sendpath_for_nonblocking(analysis *a, path_use use, int64_t bytes, int paths)
+int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths)
 {
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (config_get()->send_path != CONFIG_SEND_MEASURE)
