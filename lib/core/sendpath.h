@@ -8,10 +8,10 @@
  * and the size, so memcomm measures it. A point-to-point message has two ends, and what one
  * costs depends on what the other does (on MPICH a packed send into the MPI's own datatype
  * receive is slower than either path alone), so both ends follow one decision per type and
- * size class, sends and receives alike: the first blocking calls of each are timed trials, in blocks of one
- * path (lib/core/sendpath.c says in which order), and lib/base/trials.h decides from the sum
- * of the median send and the median receive time. Both
- * ranks of an exchange time the same turns and reach the same decision unless the two paths
+ * size class, sends and receives alike: the first blocking calls of each are timed trials,
+ * in blocks of one path (lib/core/sendpath.c says in which order), and lib/base/trials.h
+ * decides from the sum of the median send and the median receive time. Both ranks of an
+ * exchange time the same turns and reach the same decision unless the two paths
  * are within noise, where the margin favours the MPI's own; and if they still decide apart,
  * the samples below find it. Non-blocking calls use a decided path, or pack until one is
  * decided (the MPI_PACKED bytes match either end's path).
@@ -75,8 +75,8 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
  * SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER times that, the trials run
  * again (at most SENDPATH_ROUNDS rounds). That is how the two ends of an exchange that
  * decided differently (one sends packed, the other receives by the MPI: on MPICH several
- * times the time of either path) find each other: the slowed end measures again, with the other end's
- * path fixed, and settles on the path that meets it. */
+ * times the time of either path) find each other: the slowed end measures again, with the
+ * other end's path fixed, and settles on the path that meets it. */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an
