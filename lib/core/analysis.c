@@ -42,7 +42,7 @@ analysis *analysis_create(MPI_Datatype type)
         return a;
     }
     a->normal = normal;
-    plan_build(normal, a->bounds.size, a->bounds.extent, machine_get(), &a->plan);
+    plan_build(normal, a->bounds.size, a->bounds.extent, machine_get(), &a->arena, &a->plan);
     kernel_select(&a->plan);
     a->supported = true;
     return a;

@@ -35,18 +35,45 @@ static inline __attribute__((always_inline)) void copy_block(char *dst, const ch
     }
 }
 
+/* How many blocks ahead to prefetch. Scattered small blocks (particles, LAMMPS atoms) are
+ * latency-bound gathers: each costs a cache (and often a TLB) miss, and only many misses in
+ * flight hide it. Measured on random 24-byte blocks of a 12.6 MB array (AMD EPYC, medians of
+ * 15): prefetching 16 blocks ahead into L1 reached 30% of a memcpy, 64 ahead 45-55%; into L2
+ * only (the "T2" hint: L2 tracks more misses than L1), 128 ahead reached 67-68%, and 256 no
+ * more. Longer blocks keep about 3 KiB of packed bytes in flight. A list shorter than that
+ * looks at most half of itself ahead. */
+static inline int64_t prefetch_distance(int64_t mean_len, int64_t blocks_in_list)
+{
+    const int64_t in_flight_bytes = 3072, most = 128, least = 4;
+    int64_t blocks = mean_len > 0 ? in_flight_bytes / mean_len : most;
+    blocks = blocks > most ? most : blocks;
+    blocks = blocks > blocks_in_list / 2 ? blocks_in_list / 2 : blocks;
+    return blocks < least ? least : blocks;
+}
+
 /* One instance of the list at `base`; `len` is a compile-time constant where it is fixed.
  * The list is read into locals first: stores through char pointers may alias anything, so
- * the compiler would otherwise reload it after every block. */
-static inline __attribute__((always_inline)) char *
-copy_list(const plan_list *l, char *base, char *packed, int64_t fixed_len, bool pack)
+ * the compiler would otherwise reload it after every block. Both ends of the block ahead are
+ * prefetched: a 24-byte block straddles two cache lines one time in three. */
+static inline __attribute__((always_inline)) char *copy_list(const plan_list *l, char *base,
+                                                             char *packed, int64_t fixed_len,
+                                                             int64_t ahead, bool pack)
 {
     const int64_t n = l->n, *offs = l->offs, *lens = l->lens;
     for (int64_t i = 0; i < n; i++) {
         const int64_t len = fixed_len ? fixed_len : lens[i];
         char *at = base + offs[i];
-        if (i + 16 < n) /* scattered blocks (particles): ask for one 16 blocks ahead */
-            __builtin_prefetch(base + offs[i + 16], pack ? 0 : 1);
+        if (i + ahead < n) {
+            const char *next = base + offs[i + ahead];
+            const char *last = next + (fixed_len ? fixed_len : lens[i + ahead]) - 1;
+            if (pack) {
+                __builtin_prefetch(next, 0, 1);
+                __builtin_prefetch(last, 0, 1);
+            } else { /* for writing: the line comes owned */
+                __builtin_prefetch(next, 1, 1);
+                __builtin_prefetch(last, 1, 1);
+            }
+        }
         if (pack)
             copy_block(packed, at, len);
         else
@@ -63,8 +90,9 @@ walk(const plan *p, char *typed, int64_t count, char *packed, int64_t fixed_len,
     plan_strided_for_count(p, count, &s);
     char *base = typed + s.off;
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
+    const int64_t ahead = prefetch_distance(p->list.mean_len, p->list.n);
     for (;;) {
-        packed = copy_list(&p->list, base, packed, fixed_len, pack);
+        packed = copy_list(&p->list, base, packed, fixed_len, ahead, pack);
         if (!kernel_next_outer(&s, s.ndims - 1, idx, &base))
             return;
     }

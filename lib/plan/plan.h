@@ -28,6 +28,7 @@ typedef struct {
     int64_t n;
     const int64_t *offs, *lens;
     int64_t same_len; /* > 0 when every block has this length */
+    int64_t mean_len; /* bytes per block, for the prefetch distance */
 } plan_list;
 
 /* Cache blocking of the innermost two dims (the seed paper's TLB model, 001 sec. 5.3):
@@ -89,8 +90,10 @@ struct plan {
 
 /* Build the plan for a normalized tree of one instance with the MPI's size and extent, for a
  * machine (tests pass their own): its kind and walk. The kernels that run it are bound by
- * kernel_select (kernel.h), which knows what each kernel and the machine's SIMD can do. */
-void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m, plan *out);
+ * kernel_select (kernel.h), which knows what each kernel and the machine's SIMD can do.
+ * `arena` (the tree's, or NULL) holds arrays the plan makes; it must outlive the plan. */
+void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machine *m,
+                ir_arena *arena, plan *out);
 
 /* R_p: pages an innermost loop of n references to blocks of W bytes, S bytes apart, touches
  * with pages of P_s bytes (001 sec. 5.3). */

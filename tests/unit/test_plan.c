@@ -131,6 +131,35 @@ static void test_overlap(void)
     ir_arena_free(&a);
 }
 
+/* Particles whose neighbours were merged into one longer block are cut back into equal
+ * blocks (one more block in eight at most), so that the list kernel runs with a fixed length. */
+static void test_list_uniform(void)
+{
+    ir_arena a;
+    ir_arena_init(&a, 1 << 20);
+    machine m = *machine_get();
+    int64_t offs[9] = {480, 24, 960, 120, 0, 720, 2400, 48 * 20, 4800};
+    int64_t lens[9] = {24, 24, 24, 48, 24, 24, 24, 24, 24};
+    offs[7] = 1200;
+    plan p;
+    plan_build(ir_list(&a, 0, 9, offs, lens), 9 * 24 + 24, 4824, &m, &a, &p);
+    CHECK(p.kind == PLAN_LIST && p.list.same_len == 24 && p.list.n == 10);
+    CHECK(p.list.offs[3] == 120 && p.list.offs[4] == 144 && p.list.offs[5] == 0);
+    /* two blocks in nine twice as long: too many more blocks, the lengths stay */
+    lens[5] = 48;
+    plan_build(ir_list(&a, 0, 9, offs, lens), 9 * 24 + 48, 4824, &m, &a, &p);
+    CHECK(p.kind == PLAN_LIST && p.list.same_len == 0 && p.list.n == 9 && p.list.mean_len == 29);
+    /* a length that is no multiple of the shortest */
+    lens[5] = 36;
+    plan_build(ir_list(&a, 0, 9, offs, lens), 9 * 24 + 36, 4824, &m, &a, &p);
+    CHECK(p.list.same_len == 0 && p.list.n == 9);
+    /* without an arena the plan keeps the list */
+    lens[5] = 24;
+    plan_build(ir_list(&a, 0, 9, offs, lens), 9 * 24 + 24, 4824, &m, NULL, &p);
+    CHECK(p.list.same_len == 0 && p.list.n == 9);
+    ir_arena_free(&a);
+}
+
 static void test_sizes(void)
 {
     int64_t v = -1;
@@ -148,6 +177,7 @@ int main(void)
 {
     test_sizes();
     test_overlap();
+    test_list_uniform();
     test_pages_touched();
     test_transpose_threshold();
     test_transpose_tiles();
