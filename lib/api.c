@@ -171,15 +171,19 @@ EXPORT int memcomm_machine_probe(char *json, size_t cap)
         len += (size_t)w_;                                                                     \
     } while (0)
     PUT("{\"TLB_ENTRIES\": %lld, \"STREAM_BYTES\": %lld, \"COPY_BYTES_PER_S\": %lld, "
-        "\"TILE_BYTES\": %lld, \"tlb\": [",
+        "\"TILE_BYTES\": %lld, \"SHUFFLE_BYTES\": %lld, \"tlb\": [",
         (long long)r.tlb_entries, (long long)r.stream_bytes, (long long)r.copy_bytes_per_s,
-        (long long)r.tile_bytes);
+        (long long)r.tile_bytes, (long long)r.shuffle_bytes);
     for (int i = 0; i < r.tlb_points; i++)
         PUT("%s[%lld, %.3f]", i ? ", " : "", (long long)r.tlb_pages[i], r.tlb_ns[i]);
     PUT("], \"tile\": [");
     for (int i = 0; i < r.tile_points; i++)
         PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.tile_sizes[i],
             r.tile_gbps[i][0], r.tile_gbps[i][1]);
+    PUT("], \"shuffle\": [");
+    for (int i = 0; i < r.shuffle_points; i++)
+        PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.shuffle_widths[i],
+            r.shuffle_gbps[i][0], r.shuffle_gbps[i][1]);
     PUT("], \"transpose\": [");
     for (int i = 0; i < r.stream_points; i++)
         PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.stream_sizes[i], r.plain_gbps[i],

@@ -18,7 +18,12 @@
  * Tile rows: the same kernel, streamed, on 32 MiB matrices of doubles and of floats, with
  * tile rows of 512 B to 4 KiB; the row with the least total time wins. How long a tile row
  * runs decides how far the hardware prefetcher follows each input row before the walk turns
- * to the next, and no register reports it. */
+ * to the next, and no register reports it.
+ *
+ * Shuffle width: the transposing kernels of each SIMD width the CPU has, with that tile row
+ * and cached stores, on square matrices of doubles and floats of 1024^2 to 4096^2 elements;
+ * the width with the least total time wins. Whether a CPU runs its widest shuffles at full
+ * rate is no feature flag either. */
 #include "probe.h"
 
 #include "kernel.h"
@@ -212,8 +217,34 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
             out->tile_bytes = row;
         }
     }
+    /* shuffle width: each width the CPU has, widest first, with the tile just chosen */
+    double fastest = 0;
+    for (int64_t width = MACHINE_SIMD_AVX512; width >= MACHINE_SIMD_AVX2; width /= 2) {
+        if (width > simd_bytes || !kernel_transpose_for(8, width))
+            continue;
+        int i = out->shuffle_points++;
+        out->shuffle_widths[i] = width;
+        double total = 0;
+        for (int e = 0; e < 2; e++) {
+            const int64_t elem = e == 0 ? 8 : 4;
+            double bytes = 0, seconds = 0;
+            for (int64_t n = 1024; n <= 4096; n *= 2) {
+                seconds += transpose_seconds(kernel_transpose_for(elem, width), src, dst, n, elem,
+                                             out->tile_bytes / elem, false);
+                bytes += (double)(n * n * elem);
+            }
+            out->shuffle_gbps[i][e] = seconds > 0 ? bytes / seconds / 1e9 : 0;
+            total += seconds;
+        }
+        if (total > 0 && (fastest == 0 || total < fastest)) {
+            fastest = total;
+            out->shuffle_bytes = width;
+        }
+    }
+
     out->stream_bytes = INT64_MAX; /* never, unless streaming wins from some size on */
-    plan_transpose_fn transpose = kernel_transpose_for(8, simd_bytes);
+    plan_transpose_fn transpose =
+        kernel_transpose_for(8, out->shuffle_bytes ? out->shuffle_bytes : simd_bytes);
     for (int64_t bytes = 1 << 20; transpose && bytes <= max_bytes; bytes *= 2) {
         const int64_t n = square_side(bytes, 8), tile = out->tile_bytes / 8;
         int i = out->stream_points++;

@@ -1,6 +1,12 @@
 /* kernel_select: which kernels run a plan. */
 #include "kernel.h"
 
+int64_t kernel_shuffle_bytes(const plan *p)
+{
+    return p->shuffle_bytes > 0 && p->shuffle_bytes < p->simd_bytes ? p->shuffle_bytes
+                                                                     : p->simd_bytes;
+}
+
 void kernel_select(plan *p)
 {
     switch (p->kind) {
@@ -12,7 +18,7 @@ void kernel_select(plan *p)
     case PLAN_STRIDED:
         p->pack = kernel_strided_pack_for(p->strided.block);
         p->unpack = kernel_strided_unpack_for(p->strided.block);
-        p->transpose = kernel_transpose_for(p->strided.block, p->simd_bytes);
+        p->transpose = kernel_transpose_for(p->strided.block, kernel_shuffle_bytes(p));
         p->kernel_name = "strided";
         return;
     case PLAN_LIST:

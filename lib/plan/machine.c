@@ -17,7 +17,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *names[MACHINE_FIELDS] = {"PAGE_SIZE", "TLB_ENTRIES", "LINE_SIZE", "L1_SIZE",
                                             "L2_SIZE",   "LLC_SIZE",    "SIMD_BYTES",
                                             "STREAM_BYTES", "COPY_BYTES_PER_S", "STLB_ENTRIES",
-                                            "TILE_BYTES"};
+                                            "TILE_BYTES", "SHUFFLE_BYTES"};
 
 const char *machine_field_name(machine_field f) { return names[f]; }
 
@@ -99,6 +99,23 @@ static void detect_simd(void)
         set(MACHINE_SIMD, MACHINE_SIMD_AVX512, "cpuid");
     else if (__builtin_cpu_supports("avx2"))
         set(MACHINE_SIMD, MACHINE_SIMD_AVX2, "cpuid");
+#endif
+}
+
+/* AMD family 19h (Zen 3 and Zen 4; only Zen 4 has AVX-512) executes 512-bit shuffles as
+ * two 256-bit halves. */
+static void detect_shuffle(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (detected.value[MACHINE_SIMD] < MACHINE_SIMD_AVX512 || !__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163; /* AuthenticAMD */
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+    if (family == 0x19)
+        set(MACHINE_SHUFFLE, MACHINE_SIMD_AVX2, "cpuid (Zen 4 halves 512-bit shuffles)");
 #endif
 }
 
@@ -187,6 +204,7 @@ static void detect(void)
     detect_caches();
     detect_tlb();
     detect_simd();
+    detect_shuffle();
     detected.source[MACHINE_COPY] = "not probed";
     read_probe_file();
     for (int f = 0; f < MACHINE_FIELDS; f++) {
@@ -198,8 +216,16 @@ static void detect(void)
         int64_t value = parse_size(text);
         if (value < 0) /* not a size: the detected value stays */
             continue;
-        set((machine_field)f, f == MACHINE_SIMD ? supported_simd(value) : value, "env");
+        set((machine_field)f, f == MACHINE_SIMD || f == MACHINE_SHUFFLE ? supported_simd(value) : value,
+            "env");
     }
+    /* never wider than the registers the kernels may use, and a width the kernels have (the
+     * probe file's or the environment's may be neither) */
+    if (detected.source[MACHINE_SHUFFLE] == NULL ||
+        detected.value[MACHINE_SHUFFLE] > detected.value[MACHINE_SIMD])
+        set(MACHINE_SHUFFLE, detected.value[MACHINE_SIMD], "SIMD_BYTES");
+    else
+        detected.value[MACHINE_SHUFFLE] = supported_simd(detected.value[MACHINE_SHUFFLE]);
     if (detected.source[MACHINE_TILE] == NULL) /* from the page finally in the model */
         set(MACHINE_TILE, detected.value[MACHINE_PAGE] / 2, "page / 2");
     if (detected.source[MACHINE_STREAM] == NULL) /* from the L2 finally in the model */

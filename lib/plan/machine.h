@@ -15,7 +15,7 @@
 
 typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, MACHINE_LLC,
                MACHINE_SIMD, MACHINE_STREAM, MACHINE_COPY, MACHINE_STLB, MACHINE_TILE,
-               MACHINE_FIELDS } machine_field;
+               MACHINE_SHUFFLE, MACHINE_FIELDS } machine_field;
 
 /* MACHINE_STREAM: calls that move more bytes than this write with non-temporal stores. Below
  * it the output may still be in a cache (a send buffer reused every step), where streaming
@@ -35,7 +35,14 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
  * it prints shows how much the row length matters on this machine).
  *
  * MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
- * AVX-512 F, BW and VL; 32 means AVX2. */
+ * AVX-512 F, BW and VL; 32 means AVX2.
+ *
+ * MACHINE_SHUFFLE: the width of the registers the transposing kernels shuffle in, at most
+ * MACHINE_SIMD. A transpose is shuffle-bound in cache, and a CPU may run its widest shuffles
+ * at half rate: AMD Zen 4 (family 19h with AVX-512) splits each 512-bit shuffle in two, and
+ * there an 8 x 8 AVX-512 transpose of doubles ran 1.15-1.5x slower than two 4 x 4 AVX2 ones
+ * (512^2-8192^2 doubles; floats within 10%). Default 32 on Zen 4, else MACHINE_SIMD;
+ * `--probe` times both widths and keeps the faster. */
 enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 
 typedef struct {

@@ -217,6 +217,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->line_size = m->value[MACHINE_LINE];
     out->stream_bytes = m->value[MACHINE_STREAM];
     out->simd_bytes = m->value[MACHINE_SIMD];
+    out->shuffle_bytes = m->value[MACHINE_SHUFFLE];
     if (plan_as_strided(normal, &out->strided)) {
         out->kind = out->strided.ndims == 0 ? PLAN_CONTIG : PLAN_STRIDED;
     } else if (plan_as_list(normal, &out->strided, &out->list)) {

@@ -85,6 +85,7 @@ struct plan {
     const char *kernel_name;
     /* the machine it was planned for */
     int64_t page_size, tlb_entries, stlb_entries, line_size, stream_bytes, simd_bytes;
+    int64_t shuffle_bytes; /* registers the transposes shuffle in (0: simd_bytes) */
     int64_t tile_bytes;
 };
 

@@ -284,7 +284,7 @@ def save_probe(result: dict[str, Any], path: Path) -> None:
         f"# memcomm machine --probe, {time.strftime('%Y-%m-%d %H:%M:%S')}",
         f"cpu={cpu_model()}",
     ]
-    for name in ("TLB_ENTRIES", "STREAM_BYTES", "COPY_BYTES_PER_S", "TILE_BYTES"):
+    for name in ("TLB_ENTRIES", "STREAM_BYTES", "COPY_BYTES_PER_S", "TILE_BYTES", "SHUFFLE_BYTES"):
         if result.get(name, 0) > 0:
             lines.append(f"{name}={result[name]}")
     path.parent.mkdir(parents=True, exist_ok=True)

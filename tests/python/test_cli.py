@@ -94,10 +94,13 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
         "COPY_BYTES_PER_S",
         "STLB_ENTRIES",
         "TILE_BYTES",
+        "SHUFFLE_BYTES",
     }
     measured = {k: f for k, f in model.items() if f["source"] != "not probed"}
     assert all(field["value"] > 0 for field in measured.values())
     assert model["SIMD_BYTES"]["value"] in (8, 32, 64)
+    assert model["SHUFFLE_BYTES"]["value"] in (8, 32, 64)
+    assert model["SHUFFLE_BYTES"]["value"] <= model["SIMD_BYTES"]["value"]
 
 
 @pytest.mark.parametrize("mpi", BUILT)
@@ -123,6 +126,10 @@ def test_simd_width_can_only_be_narrowed(mpi: str) -> None:
     env = {**os.environ, "MEMCOMM_SIMD_BYTES": "4096"}
     result = memcomm("machine", "--mpi", mpi, "--json", env=env)
     assert json.loads(result.stdout)["SIMD_BYTES"]["value"] == detected
+    # the transposes' registers follow a narrowed SIMD width, and cannot be widened either
+    env = {**os.environ, "MEMCOMM_SIMD_BYTES": "32", "MEMCOMM_SHUFFLE_BYTES": "64"}
+    model = json.loads(memcomm("machine", "--mpi", mpi, "--json", env=env).stdout)
+    assert model["SHUFFLE_BYTES"]["value"] == min(32, detected)
 
 
 def test_probe_is_kept_for_later_runs_on_the_same_cpu(tmp_path: Path) -> None:
@@ -135,6 +142,9 @@ def test_probe_is_kept_for_later_runs_on_the_same_cpu(tmp_path: Path) -> None:
     probe = json.loads(result.stdout)["probe"]
     assert probe["COPY_BYTES_PER_S"] > 0 and len(probe["tlb"]) > 20
     assert probe["TILE_BYTES"] in [row for row, _, _ in probe["tile"]]
+    if probe["shuffle"]:  # a CPU with SIMD transposes: the width kept is one measured
+        assert probe["SHUFFLE_BYTES"] in [width for width, _, _ in probe["shuffle"]]
+        assert f"SHUFFLE_BYTES={probe['SHUFFLE_BYTES']}" in kept.read_text()
     text = kept.read_text()
     assert text.splitlines()[1].startswith("cpu=")
     assert f"COPY_BYTES_PER_S={probe['COPY_BYTES_PER_S']}" in text

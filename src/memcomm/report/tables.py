@@ -231,6 +231,13 @@ def probe_text(probe: dict[str, Any]) -> str:
     for row, doubles, floats in probe.get("tile", []):
         mark = "  <- fastest: TILE_BYTES" if row == tile else ""
         lines.append(f"  {row:8d} B  {doubles:7.2f}  {floats:6.2f}{mark}")
+    shuffles = probe.get("shuffle", [])
+    if shuffles:
+        lines.append("transposes, 1024^2-4096^2, cached stores, GB/s: registers  doubles  floats")
+        width = probe.get("SHUFFLE_BYTES", 0)
+        for register, doubles, floats in shuffles:
+            mark = "  <- fastest: SHUFFLE_BYTES" if register == width else ""
+            lines.append(f"  {register:8d} B  {doubles:7.2f}  {floats:6.2f}{mark}")
     lines.append("transpose into a just-written buffer, GB/s: size  plain  streaming")
     threshold, marked = probe.get("STREAM_BYTES", 0), False
     for size, plain, streaming in probe.get("transpose", []):
