@@ -182,8 +182,7 @@ EXPORT int memcomm_machine_probe(char *json, size_t cap)
             r.tile_gbps[i][0], r.tile_gbps[i][1]);
     PUT("], \"shuffle\": [");
     for (int i = 0; i < r.shuffle_points; i++)
-        PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.shuffle_widths[i],
-            r.shuffle_gbps[i][0], r.shuffle_gbps[i][1]);
+        PUT("%s[%lld, %.3f]", i ? ", " : "", (long long)r.shuffle_widths[i], r.shuffle_gbps[i]);
     PUT("], \"transpose\": [");
     for (int i = 0; i < r.stream_points; i++)
         PUT("%s[%lld, %.3f, %.3f]", i ? ", " : "", (long long)r.stream_sizes[i], r.plain_gbps[i],

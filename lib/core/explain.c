@@ -133,7 +133,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; tiles of "
                 "%lld x %lld elements: %s; %s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
-            (long long)kernel_shuffle_bytes(p), (long long)tr.tile, (long long)tr.tile, tiles,
+            (long long)kernel_transpose_bytes(p), (long long)tr.tile, (long long)tr.tile, tiles,
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
                       : "cached stores: the call moves less than the streaming threshold");
     }

@@ -11,9 +11,9 @@
  * the records shuffles where the machine's SIMD has them, and the kernel's name. */
 void kernel_select(plan *p);
 
-/* The register width the plan's transposes use: the machine's shuffle width (machine.h),
- * never wider than its SIMD width. */
-int64_t kernel_shuffle_bytes(const plan *p);
+/* The register width the plan's transposes use: for 8-byte elements the machine's shuffle
+ * width (machine.h), never wider than its SIMD width; for others the SIMD width. */
+int64_t kernel_transpose_bytes(const plan *p);
 
 /* The records kernel's shuffles for a list, if its fields fit. */
 bool kernel_records_for(const plan_list *l, plan_records *out);

@@ -20,9 +20,9 @@
  * runs decides how far the hardware prefetcher follows each input row before the walk turns
  * to the next, and no register reports it.
  *
- * Shuffle width: the transposing kernels of each SIMD width the CPU has, with that tile row
- * and cached stores, on square matrices of doubles and floats of 1024^2 to 4096^2 elements;
- * the width with the least total time wins. Whether a CPU runs its widest shuffles at full
+ * Shuffle width: the transposing kernels of doubles of each SIMD width the CPU has, with that
+ * tile row and cached stores, on square matrices of 1024^2 to 4096^2; the width with the
+ * least total time wins. Whether a CPU runs its widest shuffles at full
  * rate is no feature flag either. */
 #include "probe.h"
 
@@ -224,20 +224,15 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
             continue;
         int i = out->shuffle_points++;
         out->shuffle_widths[i] = width;
-        double total = 0;
-        for (int e = 0; e < 2; e++) {
-            const int64_t elem = e == 0 ? 8 : 4;
-            double bytes = 0, seconds = 0;
-            for (int64_t n = 1024; n <= 4096; n *= 2) {
-                seconds += transpose_seconds(kernel_transpose_for(elem, width), src, dst, n, elem,
-                                             out->tile_bytes / elem, false);
-                bytes += (double)(n * n * elem);
-            }
-            out->shuffle_gbps[i][e] = seconds > 0 ? bytes / seconds / 1e9 : 0;
-            total += seconds;
+        double bytes = 0, seconds = 0;
+        for (int64_t n = 1024; n <= 4096; n *= 2) {
+            seconds += transpose_seconds(kernel_transpose_for(8, width), src, dst, n, 8,
+                                         out->tile_bytes / 8, false);
+            bytes += (double)(n * n * 8);
         }
-        if (total > 0 && (fastest == 0 || total < fastest)) {
-            fastest = total;
+        out->shuffle_gbps[i] = seconds > 0 ? bytes / seconds / 1e9 : 0;
+        if (seconds > 0 && (fastest == 0 || seconds < fastest)) {
+            fastest = seconds;
             out->shuffle_bytes = width;
         }
     }

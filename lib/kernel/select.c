@@ -1,10 +1,10 @@
 /* kernel_select: which kernels run a plan. */
 #include "kernel.h"
 
-int64_t kernel_shuffle_bytes(const plan *p)
+int64_t kernel_transpose_bytes(const plan *p)
 {
-    return p->shuffle_bytes > 0 && p->shuffle_bytes < p->simd_bytes ? p->shuffle_bytes
-                                                                     : p->simd_bytes;
+    const bool narrower = p->shuffle_bytes > 0 && p->shuffle_bytes < p->simd_bytes;
+    return p->strided.block == 8 && narrower ? p->shuffle_bytes : p->simd_bytes;
 }
 
 void kernel_select(plan *p)
@@ -18,7 +18,7 @@ void kernel_select(plan *p)
     case PLAN_STRIDED:
         p->pack = kernel_strided_pack_for(p->strided.block);
         p->unpack = kernel_strided_unpack_for(p->strided.block);
-        p->transpose = kernel_transpose_for(p->strided.block, kernel_shuffle_bytes(p));
+        p->transpose = kernel_transpose_for(p->strided.block, kernel_transpose_bytes(p));
         p->kernel_name = "strided";
         return;
     case PLAN_LIST:

@@ -233,11 +233,11 @@ def probe_text(probe: dict[str, Any]) -> str:
         lines.append(f"  {row:8d} B  {doubles:7.2f}  {floats:6.2f}{mark}")
     shuffles = probe.get("shuffle", [])
     if shuffles:
-        lines.append("transposes, 1024^2-4096^2, cached stores, GB/s: registers  doubles  floats")
+        lines.append("transposes of doubles, 1024^2-4096^2, cached stores: registers  GB/s")
         width = probe.get("SHUFFLE_BYTES", 0)
-        for register, doubles, floats in shuffles:
+        for register, doubles in shuffles:
             mark = "  <- fastest: SHUFFLE_BYTES" if register == width else ""
-            lines.append(f"  {register:8d} B  {doubles:7.2f}  {floats:6.2f}{mark}")
+            lines.append(f"  {register:8d} B  {doubles:7.2f}{mark}")
     lines.append("transpose into a just-written buffer, GB/s: size  plain  streaming")
     threshold, marked = probe.get("STREAM_BYTES", 0), False
     for size, plain, streaming in probe.get("transpose", []):
