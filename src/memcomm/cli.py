@@ -135,6 +135,7 @@ DEFAULT_SIZES = {
     "pingpong": "256,512,1024,2048,4096",
     "collectives": "1024,2048,4096",
     "diamond": "2048,4096",
+    "em3d": "10,20,40,60,80,100",
     "stencil": "64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M",
 }
 # --quick: small sizes and few samples, for a first look (and the tests)
@@ -152,6 +153,7 @@ QUICK_SIZES = {
     "pingpong": "256,512",
     "collectives": "256",
     "diamond": "256",
+    "em3d": "10,50",
     "stencil": "64,4K,256K",
     "logp": "8,1K,64K,1M,4M",
     "tlb": "16,64,256,1K",
@@ -189,6 +191,9 @@ def program_arguments(
             program += ["--slabs", parameters["slabs"], "--halos", parameters["halos"]]
         if args.only:
             program += ["--only", args.only]
+        if experiment.name == "em3d" and args.span:
+            parameters["span"] = args.span
+            program += ["--span", str(args.span)]
         return program, parameters
     options: dict[str, Any] = {
         "sizes": sizes,
@@ -233,6 +238,7 @@ def bench(args: argparse.Namespace) -> int:
                 raise MemcommError("--simulate counts one process: it takes no --transport")
             parameters["transport"] = args.transport
         experiments.check_memory(experiment, parameters.get("sizes"))
+        experiments.check_ranks(experiment, args.np)
         if args.simulate:
             experiments.check_simulation(experiment)
         planned += [(experiment, engine, program_args, parameters) for engine in engines]
@@ -258,6 +264,7 @@ def bench(args: argparse.Namespace) -> int:
                 writer,
                 show_progress=not args.quiet,
                 transport=args.transport,
+                ranks=args.np,
             )
     finally:
         if stream is not sys.stdout:
@@ -291,6 +298,8 @@ def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
     analyses = [analysis.analyse(name, found, machine) for name, found in by_experiment.items()]
     if "diamond" in by_experiment and "logp" in by_experiment:  # eq. 15 with this LogGP
         analyses.append(analysis.diamond_model(by_experiment["diamond"], by_experiment["logp"]))
+    if "em3d" in by_experiment and "logp" in by_experiment:  # sec. 5.3 with this LogGP
+        analyses.append(analysis.em3d_model(by_experiment["em3d"], by_experiment["logp"]))
     if "decompose" in by_experiment and "layouts" in by_experiment:  # Memory-LogP's send cost
         analyses.append(
             analysis.memory_send(by_experiment["decompose"], by_experiment["layouts"], machine)
@@ -707,7 +716,7 @@ def model(args: argparse.Namespace) -> int:
     return 0
 
 
-MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send", "diamond-model")
+MODEL_EXPERIMENTS = ("logp", "layouts", "memory-send", "diamond-model", "em3d-model")
 
 
 def predict(runs: list[results.Run], layouts: list[str] | None) -> int:
@@ -892,6 +901,12 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--cap", type=float, help="seconds per measurement at most (5)")
             p.add_argument("--warmup", type=int, help="discarded samples after calibration (2)")
             p.add_argument("--delay", type=float, help="eager: receive delay in seconds")
+            p.add_argument(
+                "--np", type=int, help="diamond, em3d: ranks (default 2; they run on any number)"
+            )
+            p.add_argument(
+                "--span", type=int, help="em3d: non-local edges reach ranks 1..span away (1)"
+            )
             p.add_argument(
                 "--scale", type=int, default=1, help="pack: divide the other patterns' sizes (1-64)"
             )

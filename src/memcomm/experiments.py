@@ -32,6 +32,7 @@ class Experiment:
     source: str  # where in the seeds it comes from
     default_engines: tuple[str, ...] = ("mpi",)
     suite: bool = True  # takes the suite's timing options (bench/harness.h)
+    any_ranks: bool = False  # runs on any number of ranks from `ranks` on (`--np`)
     # bytes all ranks together allocate for a size of the --sizes list (for a transpose side
     # n, of the n x n matrix): checked against the free memory before starting
     footprint: Callable[[int], int] = lambda size: 0
@@ -196,6 +197,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             "block count b (n x n tasks; --sizes are n)",
             "003 sec. 5.2",
             suite=False,
+            any_ranks=True,
+        ),
+        Experiment(
+            "em3d",
+            "bench/bench_em3d",
+            2,
+            "LoGPC's EM3D: the communication phase of a half-step by the share of non-local "
+            "edges (--sizes: percent), 10 values per message",
+            "003 sec. 5.3",
+            suite=False,
+            any_ranks=True,
         ),
     ]
 }
@@ -256,6 +268,19 @@ def meta(
     )
 
 
+def check_ranks(experiment: Experiment, ranks: int | None) -> int:
+    """The ranks to run `experiment` on: its own number unless it runs on any (`--np`)."""
+    if ranks is None or ranks == experiment.ranks:
+        return experiment.ranks
+    if not (experiment.any_ranks and ranks > experiment.ranks):
+        more = " or more" if experiment.any_ranks else ""
+        rank_s = "rank" if experiment.ranks == 1 else "ranks"
+        raise MemcommError(
+            f"{experiment.name} runs on {experiment.ranks} {rank_s}{more}: got {ranks}"
+        )
+    return ranks
+
+
 def run(
     build: runner.Build,
     experiment: Experiment,
@@ -265,8 +290,11 @@ def run(
     writer: results.Writer,
     show_progress: bool = True,
     transport: str = "default",
+    ranks: int | None = None,
 ) -> None:
-    """Run one experiment once (one engine) over `transport`, writing its records."""
+    """Run one experiment once (one engine) over `transport` on `ranks` (the experiment's own
+    number unless it runs on any), writing its records."""
+    ranks = check_ranks(experiment, ranks)
     program = build.program(experiment.program)
     if experiment.suite:
         program_args = [experiment.name, *program_args]
@@ -275,7 +303,7 @@ def run(
             build,
             experiment,
             engine,
-            {**parameters, "ranks": experiment.ranks, "pinned": True},
+            {**parameters, "ranks": ranks, "pinned": True},
             [str(program), *program_args],
         )
     )
@@ -292,9 +320,7 @@ def run(
         elif line.strip():
             said.append(line)
 
-    lines = runner.stream(
-        build, experiment.ranks, program, program_args, preload, on_stderr, transport
-    )
+    lines = runner.stream(build, ranks, program, program_args, preload, on_stderr, transport)
     for line in lines:
         if not line.startswith("{"):
             if line.strip():

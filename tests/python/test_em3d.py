@@ -108,3 +108,57 @@ def test_larger_spans_travel_further_and_contend_more() -> None:
 def test_bad_parameters_are_named(call: object, message: str) -> None:
     with pytest.raises(ModelError, match=message):
         call()  # type: ignore[operator]
+
+
+def _em3d_records(
+    per_message: float, shares: tuple[int, ...] = (10, 50, 100)
+) -> list[dict[str, object]]:
+    """Records of the mini-app on 2 ranks whose phase costs `per_message` at each end."""
+    records = []
+    for share in shares:
+        sent = 40 * share
+        base = {"experiment": "em3d", "mpi": "mpich", "order": "by destination", "ranks": 2,
+                "span": 1, "remote_percent": share, "bytes": 80,
+                "messages": [[0, sent], [sent, 0]]}  # fmt: skip
+        phase = 2 * sent * per_message
+        records.append({**base, "method": "phase", "seconds": [phase] * 3})
+        records.append({**base, "method": "step", "seconds": [phase * 1.1] * 3})
+    return records
+
+
+def test_the_mini_apps_phase_is_set_against_both_readings_of_a_messages_cost() -> None:
+    from test_logp import synthetic
+
+    from memcomm.models.logp import Segment, fit_pingpong
+    from memcomm.report import analysis
+
+    # a machine whose gap exceeds its overhead, as on one node with MPI (0.59 against 0.11 us)
+    truth = Segment(1, 65536, L=1.0e-6, o=0.2e-6, g=0.6e-6, G=1.0e-10)
+    points = synthetic([truth], noise=0.0)
+    logps = [
+        {"experiment": "logp", "mpi": "mpich", "method": method, "bytes": p.size,
+         "seconds": [seconds], **extra}
+        for p in points
+        for method, seconds, extra in (
+            ("PRTT(1,0,s)", p.one, {}),
+            ("PRTT(n,0,s)", p.many, {"n": p.n}),
+            ("PRTT(n,d,s)", p.delayed, {"n": p.n, "delay": p.delay}),
+        )
+    ]  # fmt: skip
+    segment = fit_pingpong(points).segments[0]
+    assert segment.g > segment.o
+    # a phase that costs the gap at each end per message: the second reading fits it (the
+    # simulation adds one latency L at the end, small against thousands of messages)
+    found = analysis.em3d_model(_em3d_records(segment.g), logps)
+    (finding,) = found.findings
+    assert "over 3 shares of non-local edges" in finding
+    assert "(2 ranks: span 1 only, and both orders are one)" in finding
+    (table,) = found.tables
+    assert [row[0] for row in table.rows] == ["10%", "50%", "100%"]
+    assert all(abs(int(row[4].rstrip("%"))) <= 2 for row in table.rows)  # g at each end
+    assert all(int(row[2].rstrip("%")) < -50 for row in table.rows)  # o alone: too fast
+    # the mini-app's own table: the most messages a rank sent
+    assert analysis.em3d(_em3d_records(segment.g)).tables[0].rows[-1][1] == "4000"
+    assert analysis.em3d_model(_em3d_records(segment.g), []).findings == [
+        "mpich: no LogGP fit (run `memcomm bench logp --mpi mpich`)"
+    ]

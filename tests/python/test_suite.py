@@ -182,6 +182,32 @@ def test_diamond_mini_app_is_checked_against_eq15_with_the_fitted_loggp(
     assert (page / f"diamond-{mpi}-256.png").exists()
 
 
+def test_em3d_mini_app_is_checked_against_the_phase_model_with_the_fitted_loggp(
+    suite_runs: tuple[str, Path, dict[str, str]],
+) -> None:
+    mpi, directory, _ = suite_runs
+    out = directory / "em3d.jsonl"
+    ran = memcomm("bench", "em3d", "--mpi", mpi, "--quick", "--reps", "3", "--quiet",
+                  "--json", str(out))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr  # non-zero if a ghost value were wrong
+    records = [runs.result(r) for runs in results.read([out]) for r in runs.results]
+    assert {(r["method"], r["remote_percent"]) for r in records} == {
+        (m, p) for m in ("phase", "step") for p in (10, 50)
+    }
+    # 2 ranks, 2,000 nodes of degree 20: about R% of 40,000 values each way, 10 a message
+    for r in records:
+        sent = r["messages"]
+        assert sent[0][0] == sent[1][1] == 0
+        assert abs(sent[0][1] - 40 * r["remote_percent"]) < 4 * r["remote_percent"]
+    assert f"EM3D on 2 ranks, span 1, by destination order, {mpi}" in ran.stdout
+    checked = memcomm("model", "validate", str(directory / "logp.jsonl"), str(out))
+    assert checked.returncode == 0, checked.stderr
+    assert "LoGPC's EM3D phase against the mini-app on 2 ranks, span 1" in checked.stdout
+    assert "median absolute error over 2 shares of non-local edges" in checked.stdout
+    refused = memcomm("bench", "em3d", "--mpi", mpi, "--np", "1", "--json", str(out))
+    assert refused.returncode != 0 and "em3d runs on 2 ranks or more: got 1" in refused.stderr
+
+
 @pytest.mark.parametrize("mpi", BUILT)
 def test_stencil_variants_compute_the_same_matrix_and_are_tabled(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "stencil.jsonl"

@@ -9,10 +9,12 @@ needs data the results do not have says so.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memcomm.models import em3d as em3d_phases
 from memcomm.models import logp as logp_model
 from memcomm.models import logpc as logpc_model
 from memcomm.models import memory as memory_model
@@ -1275,6 +1277,175 @@ def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analys
     )
 
 
+def _em3d_runs(results: Sequence[Result]) -> dict[tuple[str, str, int, int], dict[int, Result]]:
+    """(MPI, order, ranks, span) -> % non-local -> {method: median seconds, summaries,
+    messages (the matrix), bytes per message}."""
+    runs: dict[tuple[str, str, int, int], dict[int, Result]] = {}
+    for r in results:
+        key = (str(r.get("mpi", "?")), str(r["order"]), int(r["ranks"]), int(r["span"]))
+        at = runs.setdefault(key, {}).setdefault(
+            int(r["remote_percent"]),
+            {"bytes": int(r["bytes"]), "messages": r["messages"], "summaries": {}},
+        )
+        summary = summarize(r["seconds"])
+        at[str(r["method"])] = summary.median
+        at["summaries"][str(r["method"])] = summary
+    return runs
+
+
+def _em3d_sequences(matrix: Sequence[Sequence[int]], order: str) -> list[list[int]]:
+    """Each rank's message destinations in sending order, from the counts the run sent."""
+    sequences = [[q for q, count in enumerate(row) for _ in range(count)] for row in matrix]
+    if order == "random":  # the mini-app's shuffle is its own; only the mix matters here
+        for p, sequence in enumerate(sequences):
+            random.Random(p).shuffle(sequence)
+    return sequences
+
+
+def em3d(results: Sequence[Result]) -> Analysis:
+    """The EM3D mini-application: the communication phase and the whole half-step by the
+    share of non-local edges, per message."""
+    findings: list[str] = []
+    out: list[Table] = []
+    for (mpi, order, ranks, span), by_share in sorted(_em3d_runs(results).items()):
+        rows = []
+        for share, m in sorted(by_share.items()):
+            if "phase" not in m or "step" not in m:
+                continue
+            sent = max(sum(row) for row in m["messages"])
+            rows.append(
+                [f"{share}%", str(sent), f"{m['phase'] * 1e3:.3f}", f"{m['step'] * 1e3:.3f}",
+                 f"{m['phase'] / max(sent, 1) * 1e6:.2f}"]
+            )  # fmt: skip
+        if not rows:
+            continue
+        out.append(
+            Table(
+                f"EM3D on {ranks} ranks, span {span}, {order} order, {mpi} (medians)",
+                [
+                    "non-local",
+                    "messages (most per rank)",
+                    "phase (ms)",
+                    "half-step (ms)",
+                    "us per message",
+                ],
+                rows,
+            )
+        )
+        findings.append(
+            f"{mpi}, {ranks} ranks, span {span}, {order} order: "
+            f"{min(float(r[4]) for r in rows):.2f}-{max(float(r[4]) for r in rows):.2f} us "
+            f"per message sent over {len(rows)} shares of non-local edges"
+        )
+    return Analysis(
+        "em3d",
+        "EM3D: the communication phase by the share of non-local edges",
+        "003 sec. 5.3",
+        findings,
+        [],
+        out,
+    )
+
+
+def em3d_model(em3ds: Sequence[Result], logps: Sequence[Result]) -> Analysis:
+    """LoGPC's EM3D phase (models/em3d.py) with LogGP fitted from this machine's `logp` run,
+    replaying the messages each rank of the mini-app sent, against its measured phase.
+
+    Two readings of a message's cost: the paper's o_s + o_r, with o from the fit; and each
+    end at least the gap g, since on one node no network interface takes the work off the
+    CPU that sends and receives (LogP's g bounds consecutive sends and, separately,
+    consecutive receptions; here one CPU does both). Each is the event simulation (handlers
+    preempting sends, latency L, queues unbounded as MPI's are). With 2 ranks the span is 1
+    and both orders send the same sequence."""
+    findings: list[str] = []
+    out: list[Table] = []
+    figures: list[Figure] = []
+    for (mpi, order, ranks, span), by_share in sorted(_em3d_runs(em3ds).items()):
+        points = logp_model.prtt_points(_of(logps, mpi=mpi))
+        if len(points) < 4:
+            findings.append(f"{mpi}: no LogGP fit (run `memcomm bench logp --mpi {mpi}`)")
+            continue
+        fit = logp_model.fit_pingpong(points)
+        with_o: list[Check[int]] = []
+        with_g: list[Check[int]] = []
+        measured = Series("measured")
+        for share, m in sorted(by_share.items()):
+            if "phase" not in m:
+                continue
+            segment = fit.segment(m["bytes"])
+            sequences = _em3d_sequences(m["messages"], order)
+            for checks, cost in ((with_o, segment.o), (with_g, max(segment.o, segment.g))):
+                machine = logpc_model.LogGP(
+                    L=max(segment.L, 0.0), o_s=cost, o_r=cost, g=segment.g, G=segment.G
+                )
+                phase = em3d_phases.simulate_phase(sequences, machine, queue=1 << 30)
+                checks.append(Check(share, phase.time, m["phase"]))
+            measured.points.append(Point(share, m["summaries"]["phase"], 1e3))
+        if not with_o:
+            continue
+        out.append(
+            Table(
+                f"LoGPC's EM3D phase against the mini-app on {ranks} ranks, span {span}, "
+                f"{order} order, {mpi}",
+                [
+                    "non-local",
+                    "o_s + o_r (ms)",
+                    "error",
+                    "g at each end (ms)",
+                    "error",
+                    "measured (ms)",
+                ],
+                [
+                    [
+                        f"{a.subject}%",
+                        f"{a.predicted * 1e3:.3f}",
+                        f"{a.error * 100:+.0f}%",
+                        f"{b.predicted * 1e3:.3f}",
+                        f"{b.error * 100:+.0f}%",
+                        f"{a.measured * 1e3:.3f}",
+                    ]
+                    for a, b in zip(with_o, with_g, strict=True)
+                ],
+            )
+        )
+        figures.append(
+            Figure(
+                f"em3d-{mpi.replace(' ', '-')}-{order.replace(' ', '-')}-{ranks}",
+                f"EM3D on {ranks} ranks, span {span}, {order} order, {mpi}: the phase",
+                "non-local edges (%)",
+                "phase (ms)",
+                [
+                    measured,
+                    Series(
+                        "simulated, o_s + o_r per message",
+                        [Point(c.subject, summarize([c.predicted]), 1e3) for c in with_o],
+                    ),
+                    Series(
+                        "simulated, the gap g at each end",
+                        [Point(c.subject, summarize([c.predicted]), 1e3) for c in with_g],
+                    ),
+                ],
+            )
+        )
+        note = " (2 ranks: span 1 only, and both orders are one)" if ranks == 2 else ""
+        segment = fit.segment(max(m["bytes"] for m in by_share.values()))
+        findings.append(
+            f"{mpi}, {ranks} ranks, span {span}, {order} order: with the fitted o = "
+            f"{segment.o * 1e6:.2f} us per end the phase is predicted within "
+            f"{median_abs_error(with_o) * 100:.0f}% median absolute error over {len(with_o)} "
+            f"shares of non-local edges; with the gap g = {segment.g * 1e6:.2f} us at each end "
+            f"within {median_abs_error(with_g) * 100:.0f}%{note}"
+        )
+    return Analysis(
+        "em3d-model",
+        "EM3D: LoGPC's phase with this machine's LogGP against the mini-app",
+        "003 sec. 5.3",
+        findings,
+        figures,
+        out,
+    )
+
+
 def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any]) -> Analysis:
     """The analysis of one experiment's results (from any number of runs and MPIs)."""
 
@@ -1306,6 +1477,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "lifecycle": lifecycle,
         "logp": logp,
         "diamond": diamond,
+        "em3d": em3d,
         "stencil": stencil,
     }
     if experiment not in simple:
