@@ -273,7 +273,8 @@ static int measure(const pattern *p, int reps)
     int size;
     MPI_Type_size(p->type, &size);
     const int64_t bytes = (int64_t)size * p->count;
-    char *ref = malloc((size_t)bytes), *out = malloc((size_t)bytes), *copy_src = malloc((size_t)bytes);
+    char *ref = bench_array((size_t)bytes), *out = bench_array((size_t)bytes);
+    char *copy_src = bench_array((size_t)bytes);
     memset(copy_src, 1, (size_t)bytes);
     int failures = verify(p, bytes, ref, out);
     int64_t nlines;
@@ -313,7 +314,7 @@ static int measure(const pattern *p, int reps)
 
 static char *filled(size_t bytes)
 {
-    double *a = malloc(bytes);
+    double *a = bench_array(bytes);
     if (!a) {
         fprintf(stderr, "bench_pack: cannot allocate %zu bytes\n", bytes);
         MPI_Abort(MPI_COMM_WORLD, 2);

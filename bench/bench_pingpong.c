@@ -123,8 +123,8 @@ static int measure(const pattern *p, int rank, int reps)
     MPI_Type_size(p->type, &size);
     /* every pattern's size is a whole number of doubles (sent contiguously as such) */
     const int64_t bytes = (int64_t)size * p->count, doubles = bytes / 8;
-    double *packed = malloc((size_t)bytes), *received = malloc((size_t)bytes);
-    double *reference = malloc((size_t)bytes);
+    double *packed = bench_array((size_t)bytes), *received = bench_array((size_t)bytes);
+    double *reference = bench_array((size_t)bytes);
     memset(packed, 0, (size_t)bytes);
     const int peer = 1 - rank;
     int failures = 0;
@@ -175,7 +175,7 @@ static int measure(const pattern *p, int rank, int reps)
 
 static double *filled(size_t doubles, int rank)
 {
-    double *a = malloc(doubles * sizeof(double));
+    double *a = bench_array(doubles * sizeof(double));
     if (!a) {
         fprintf(stderr, "bench_pingpong: cannot allocate %zu doubles\n", doubles);
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -1,8 +1,23 @@
-/* The benchmark programs' command lines: `--name value` pairs, in any order. */
+/* The benchmark programs' command lines (`--name value` pairs, in any order), and their
+ * arrays. */
 #ifndef MEMCOMM_BENCH_OPTIONS_H
 #define MEMCOMM_BENCH_OPTIONS_H
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* `bytes` on a page boundary, or NULL. Where malloc puts an array depends on what was
+ * freed before (glibc raises its mmap threshold after a large free, and later arrays land
+ * on the heap at another offset within their lines): in a run of many patterns, MILC's
+ * 48-byte rows then straddled two lines each, and every method ran 2-5x slower than with
+ * the pattern alone. A fixed alignment keeps a pattern's figures independent of the
+ * patterns before it. */
+static inline void *bench_array(size_t bytes)
+{
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page + (bytes == 0) * page);
+}
 
 /* The value given for `name` ("--reps"), the last one if repeated, or `fallback`. */
 static inline const char *bench_option(int argc, char **argv, const char *name,
