@@ -44,7 +44,7 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
  * AVX2 ones (512^2-8192^2). Default 32 on Zen 4, else MACHINE_SIMD; `--probe` times both
  * widths and keeps the faster. Floats always use the widest registers: the AVX2 kernel reads
  * each input line in two halves, which rows a power-of-two pitch apart can evict in between
- * (on Zen 4 it ran 5-35% slower than the AVX-512 one). */
+ * (on Zen 4 it ran 6-36% slower than the AVX-512 one up to 4096^2, level at 8192^2). */
 enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 
 typedef struct {
