@@ -131,13 +131,10 @@ static void print_result(int n, int ranks, int b, const char *method, const doub
 {
     printf("{\"kind\": \"result\", \"experiment\": \"diamond\", \"stopped\": \"fixed\", "
            "\"pattern\": \"diamond %dx%d on %d ranks\", \"n\": %d, \"ranks\": %d, "
-           "\"blocks\": %d, \"tasks\": %lld, \"method\": \"%s\", \"bytes\": %lld, \"seconds\": [",
+           "\"blocks\": %d, \"tasks\": %lld, \"method\": \"%s\", \"bytes\": %lld, ",
            n, n, ranks, n, ranks, b, (long long)n * n, method,
            (long long)(n / b) * (long long)sizeof(double));
-    for (int r = 0; r < reps; r++)
-        printf(r ? ", %.9f" : "%.9f", t[r]);
-    printf("]}\n");
-    fflush(stdout);
+    bench_print_seconds(t, reps);
 }
 
 int main(int argc, char **argv)

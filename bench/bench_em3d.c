@@ -256,11 +256,8 @@ static void print_result(const graph *g, int percent, const char *method, const 
             printf(q ? ", %d" : "%d", matrix[p * g->ranks + q]);
         printf("]");
     }
-    printf("], \"seconds\": [");
-    for (int r = 0; r < reps; r++)
-        printf(r ? ", %.9f" : "%.9f", t[r]);
-    printf("]}\n");
-    fflush(stdout);
+    printf("], ");
+    bench_print_seconds(t, reps);
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
 #define MEMCOMM_BENCH_OPTIONS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,16 @@ static inline const char *bench_option(int argc, char **argv, const char *name,
         if (!strcmp(argv[i], name))
             value = argv[i + 1];
     return value;
+}
+
+/* The end of a result record: its samples in seconds, as `"seconds": [...]}` and a line. */
+static inline void bench_print_seconds(const double *t, int reps)
+{
+    printf("\"seconds\": [");
+    for (int r = 0; r < reps; r++)
+        printf(r ? ", %.9f" : "%.9f", t[r]);
+    printf("]}\n");
+    fflush(stdout);
 }
 
 /* Whether every option is one of the NULL-terminated `known` names. */

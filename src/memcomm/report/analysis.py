@@ -1196,6 +1196,16 @@ def diamond(results: Sequence[Result]) -> Analysis:
     )
 
 
+def _loggp_fit(logps: Sequence[Result], mpi: str, findings: list[str]) -> logp_model.Fit | None:
+    """LogGP fitted to `mpi`'s ping-pong records (None, and a finding saying what to run,
+    without enough of them)."""
+    points = logp_model.prtt_points(_of(logps, mpi=mpi))
+    if len(points) < 4:
+        findings.append(f"{mpi}: no LogGP fit (run `memcomm bench logp --mpi {mpi}`)")
+        return None
+    return logp_model.fit_pingpong(points)
+
+
 def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analysis:
     """Eq. 15 with LogGP fitted from this machine's `logp` run (the ping-pong fit: the
     segment of each message's size) and W from the mini-app's own compute-only run, against
@@ -1205,11 +1215,9 @@ def diamond_model(diamonds: Sequence[Result], logps: Sequence[Result]) -> Analys
     out: list[Table] = []
     figures: list[Figure] = []
     for (mpi, n, ranks), by_b in sorted(_diamond_runs(diamonds).items()):
-        points = logp_model.prtt_points(_of(logps, mpi=mpi))
-        if len(points) < 4:
-            findings.append(f"{mpi}: no LogGP fit (run `memcomm bench logp --mpi {mpi}`)")
+        fit = _loggp_fit(logps, mpi, findings)
+        if fit is None:
             continue
-        fit = logp_model.fit_pingpong(points)
         checks: list[Check[int]] = []
         measured = Series("measured")
         for b, m in sorted(by_b.items()):
@@ -1361,11 +1369,9 @@ def em3d_model(em3ds: Sequence[Result], logps: Sequence[Result]) -> Analysis:
     out: list[Table] = []
     figures: list[Figure] = []
     for (mpi, order, ranks, span), by_share in sorted(_em3d_runs(em3ds).items()):
-        points = logp_model.prtt_points(_of(logps, mpi=mpi))
-        if len(points) < 4:
-            findings.append(f"{mpi}: no LogGP fit (run `memcomm bench logp --mpi {mpi}`)")
+        fit = _loggp_fit(logps, mpi, findings)
+        if fit is None:
             continue
-        fit = logp_model.fit_pingpong(points)
         with_o: list[Check[int]] = []
         with_g: list[Check[int]] = []
         measured = Series("measured")
