@@ -226,7 +226,7 @@ double harness_measure(const timing *t, const measurement *m, sample_fn fn, void
             break;
         inner *= 2;
     }
-    for (int w = 0; w < t->warmup; w++)
+    for (int64_t w = 0, calls = 0; w < t->warmup || calls < t->warmup_calls; w++, calls += inner)
         one_sample(fn, ctx, inner, comm, times, NULL);
 
     /* counters are opened on every rank alike (same machine), so all agree on `counting` */
@@ -337,6 +337,8 @@ int harness_options(int argc, char **argv, timing *t, const char **sizes)
         const char *o = argv[i], *v = argv[i + 1];
         if (!strcmp(o, "--warmup"))
             t->warmup = atoi(v);
+        else if (!strcmp(o, "--warmup-calls"))
+            t->warmup_calls = atoll(v);
         else if (!strcmp(o, "--min-reps"))
             t->min_reps = atoi(v);
         else if (!strcmp(o, "--max-reps"))
@@ -352,9 +354,9 @@ int harness_options(int argc, char **argv, timing *t, const char **sizes)
         else
             break;
     }
-    if (t->warmup < 0 || t->min_reps < 3 || t->max_reps < t->min_reps || !(t->rse > 0) ||
+    if (t->warmup < 0 || t->warmup_calls < 0 || t->min_reps < 3 || t->max_reps < t->min_reps || !(t->rse > 0) ||
         !(t->cap_s > 0) || !(t->min_sample_s >= 0)) {
-        fprintf(stderr, "bench: need --warmup >= 0, 3 <= --min-reps <= --max-reps, --rse > 0, "
+        fprintf(stderr, "bench: need --warmup >= 0, --warmup-calls >= 0, 3 <= --min-reps <= --max-reps, --rse > 0, "
                         "--cap > 0, --min-sample >= 0\n");
         return -1;
     }

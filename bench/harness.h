@@ -5,7 +5,9 @@
  * in a given state is done by the function, outside what it times). The harness:
  *   - synchronizes the ranks (MPI_Barrier) before every sample;
  *   - calibrates `inner` so one sample lasts at least `min_sample_s` (long against the
- *     timer's resolution); those calibration samples are discarded, then `warmup` more;
+ *     timer's resolution); those calibration samples are discarded, then `warmup` more, and
+ *     more until the warm-up made at least `warmup_calls` iterations (memcomm's path trials:
+ *     up to 30 calls of a message go by both paths before one is kept);
  *   - repeats until the relative standard error of the mean is below `rse`, or `max_reps`
  *     samples, or `cap_s` seconds, never fewer than `min_reps` samples;
  *   - prints one JSON line per reported rank with every sample (seconds per iteration).
@@ -19,11 +21,13 @@
 
 typedef struct {
     int warmup, min_reps, max_reps;
+    int64_t warmup_calls;
     double rse, cap_s, min_sample_s;
     int64_t max_inner; /* 1 for measurements that must prepare state before each iteration */
 } timing;
 
-/* The defaults, overridden by --warmup --min-reps --max-reps --rse --cap --min-sample. */
+/* The defaults, overridden by --warmup --warmup-calls --min-reps --max-reps --rse --cap
+ * --min-sample. */
 timing timing_defaults(void);
 
 /* What one measurement is, for its JSON record. `roles[r]` names what rank r's time is

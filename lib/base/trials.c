@@ -4,11 +4,13 @@
 
 enum { MAX_PATHS = 8, MAX_USUAL = 64 };
 
-int trials_decide(const trial trials[], int n, int paths)
+/* Each path's score: the sum over the sides timed on every path of the side's usual time.
+ * False if no side was timed on every path. */
+static bool scores(const trial trials[], int n, int paths, double score[])
 {
-    if (paths < 2 || paths > MAX_PATHS)
-        return paths - 1;
-    double score[MAX_PATHS] = {0};
+    bool any = false;
+    for (int p = 0; p < paths; p++)
+        score[p] = 0;
     for (int side = 0; side < TRIAL_SIDES; side++) {
         double usual[MAX_PATHS];
         bool on_every_path = true;
@@ -16,13 +18,40 @@ int trials_decide(const trial trials[], int n, int paths)
             on_every_path = (usual[p] = trials_usual(trials, n, p, side)) > 0 && on_every_path;
         for (int p = 0; p < paths && on_every_path; p++)
             score[p] += usual[p];
+        any = any || on_every_path;
     }
+    return any;
+}
+
+static int chosen_of(const double score[], int paths)
+{
     const int own = paths - 1; /* the MPI's own path */
     int chosen = own;
     for (int p = 0; p < own; p++)
         if (score[p] < (1.0 - TRIALS_MARGIN) * score[own] && score[p] < score[chosen])
             chosen = p;
     return chosen;
+}
+
+int trials_decide(const trial trials[], int n, int paths)
+{
+    if (paths < 2 || paths > MAX_PATHS)
+        return paths - 1;
+    double score[MAX_PATHS];
+    scores(trials, n, paths, score);
+    return chosen_of(score, paths);
+}
+
+int trials_decisive(const trial trials[], int n, int paths)
+{
+    double score[MAX_PATHS];
+    if (paths < 2 || paths > MAX_PATHS || !scores(trials, n, paths, score))
+        return 0;
+    const int chosen = chosen_of(score, paths);
+    for (int p = 0; p < paths; p++)
+        if (p != chosen && score[chosen] * TRIALS_DECISIVE > score[p])
+            return 0;
+    return 1;
 }
 
 double trials_usual(const trial trials[], int n, int path, int side)

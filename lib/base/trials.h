@@ -16,6 +16,12 @@ enum { TRIAL_SEND, TRIAL_RECEIVE, TRIAL_SIDES };
 
 #define TRIALS_MARGIN 0.10
 
+/* A path this many times faster than every other after one block of each needs no second
+ * block: what drifts between blocks (the second pass cancels it) does not make a factor of
+ * two, and the trials of a large message on a slow path cost the most (a 134 MB transpose:
+ * 250 ms a call on MPICH's path, 30 ms packed). */
+#define TRIALS_DECISIVE 2.0
+
 typedef struct {
     double seconds;
     unsigned char side; /* TRIAL_SEND or TRIAL_RECEIVE */
@@ -24,6 +30,10 @@ typedef struct {
 
 /* The chosen alternative (0 .. paths-1) from `n` trials. */
 int trials_decide(const trial trials[], int n, int paths);
+
+/* Whether the trials so far already decide: the chosen alternative's score is below every
+ * other's by TRIALS_DECISIVE. */
+int trials_decisive(const trial trials[], int n, int paths);
 
 /* The usual time of one side's calls on one alternative: the median of its trials (0 when it
  * had none). A decided path's later calls are compared with it. */

@@ -78,7 +78,8 @@ static size_class_state *classes_of(sendpath_table *t, path_use use)
  * unpack, which the turn before did on its path. A first block of packing, not timed, takes
  * the warm-up (buffers faulting in, the analysis's first walk: the first receives of a
  * message of 0.2 MB take 10-30 times the later ones); then the blocks go there and back (A B
- * B A; A B C C B A), so that what still drifts weighs on every path alike. */
+ * B A; A B C C B A), so that what still drifts weighs on every path alike, unless the first
+ * pass already decides by a factor of TRIALS_DECISIVE. */
 static int trial_block(path_use use)
 {
     return (use == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
@@ -172,7 +173,10 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     } else if (c->trial >= 0) {
         s->trials[s->recorded++] =
             (trial){seconds, (unsigned char)c->side, (unsigned char)c->path};
-        if (s->recorded == s->paths * trials_per_path(c->use))
+        /* after the first pass (A B), a decisive difference needs no second (B A) */
+        const bool first_pass_in = s->recorded == s->paths * trial_block(c->use);
+        if (s->recorded == s->paths * trials_per_path(c->use) ||
+            (first_pass_in && trials_decisive(s->trials, s->recorded, s->paths)))
             decide(s);
     } else if (s->decided != UNDECIDED) {
         check_sample(s, c->side, seconds);

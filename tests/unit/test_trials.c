@@ -98,6 +98,37 @@ static void test_usual(void)
     CHECK(trials_usual(t, n, 0, R) == 0); /* none */
 }
 
+/* One block of each path decides when one is twice as fast as every other (a large
+ * transpose: 30 ms packed, 250 ms on MPICH's path); closer, the second pass runs. */
+static void test_decisive_first_pass(void)
+{
+    trial t[12];
+    const unsigned char ends[] = {S, R, S, R, S, R, S, R, S, R, S, R};
+    /* A (packed) then B (the MPI's), 6 trials each: 30 against 250 on both sides */
+    int n = alternating(t, (const double[]){30, 31, 29, 30, 30, 32, 250, 251, 249, 250, 252, 250},
+                        ends, 12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 0 && trials_decisive(t, n, 2));
+    /* the MPI's path twice as fast decides for it as well */
+    n = alternating(t, (const double[]){90, 91, 92, 90, 91, 90, 40, 41, 40, 42, 40, 41}, ends,
+                    12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 1 && trials_decisive(t, n, 2));
+    /* 1.5x: a winner, but not decisive */
+    n = alternating(t, (const double[]){20, 20, 20, 20, 20, 20, 30, 30, 30, 30, 30, 30}, ends,
+                    12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 0 && !trials_decisive(t, n, 2));
+    /* the sum of both ends counts: a fast send but a slow receive is not decisive */
+    n = alternating(t, (const double[]){10, 60, 10, 60, 10, 60, 50, 50, 50, 50, 50, 50}, ends,
+                    12, 6, 2);
+    CHECK(!trials_decisive(t, n, 2));
+    /* no path timed yet on some side: nothing decided */
+    CHECK(!trials_decisive(t, 6, 2));
+    /* three paths: twice as fast as each of the others */
+    trial three[3] = {{10, S, 0}, {25, S, 1}, {19, S, 2}};
+    CHECK(!trials_decisive(three, 3, 3));
+    three[2].seconds = 21;
+    CHECK(trials_decide(three, 3, 3) == 0 && trials_decisive(three, 3, 3));
+}
+
 int main(void)
 {
     test_one_side();
@@ -106,5 +137,6 @@ int main(void)
     test_a_side_missing_from_a_path();
     test_three_paths();
     test_usual();
+    test_decisive_first_pass();
     return check_summary("test_trials");
 }
