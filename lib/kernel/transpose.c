@@ -1,5 +1,5 @@
-/* Transposing copies: dst[c][r] = src[r][c] for 4- and 8-byte elements, through SIMD
- * registers.
+/* Transposing copies: dst[c][r] = src[r][c] for 4-, 8- and 16-byte elements (floats,
+ * doubles, complex doubles), through SIMD registers.
  *
  * A strided walk whose outer step is one element and whose inner step is a row pitch (a
  * matrix transpose, an FFT redistribution) touches one element per cache line and one line
@@ -182,6 +182,33 @@ micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     }
 }
 
+/* 4 rows x 4 16-byte elements (complex doubles) -> 4 output lines of 4 (AVX2): each 2 x 2
+ * block of elements swaps its off-diagonal halves, one 128-bit permute per half line. */
+__attribute__((target("avx2"), always_inline)) static inline void
+micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+{
+    __m256d r[4][2];
+    for (int i = 0; i < 4; i++) {
+        r[i][0] = _mm256_loadu_pd((const double *)(s + i * sp));
+        r[i][1] = _mm256_loadu_pd((const double *)(s + i * sp + 32));
+    }
+    for (int c = 0; c < 4; c++) { /* output line c: column c of rows 0..3 */
+        const __m256d *half = c < 2 ? &r[0][0] : &r[0][1];
+        __m256d top = c % 2 ? _mm256_permute2f128_pd(half[0], half[2], 0x31)
+                            : _mm256_permute2f128_pd(half[0], half[2], 0x20);
+        __m256d bottom = c % 2 ? _mm256_permute2f128_pd(half[4], half[6], 0x31)
+                               : _mm256_permute2f128_pd(half[4], half[6], 0x20);
+        double *line = (double *)(d + c * dp);
+        if (nt) {
+            _mm256_stream_pd(line, top);
+            _mm256_stream_pd(line + 4, bottom);
+        } else {
+            _mm256_storeu_pd(line, top);
+            _mm256_storeu_pd(line + 4, bottom);
+        }
+    }
+}
+
 /* The first of `n` elements from `base` (elements `elem` bytes, rows `pitch` apart) at which
  * every row is 64-byte aligned; 0 when rows cannot all be aligned. */
 static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t elem, int64_t n)
@@ -243,6 +270,7 @@ TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512)
 TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2)
 TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2)
 TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512)
+TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2)
 
 #endif /* MEMCOMM_X86 */
 
@@ -257,6 +285,8 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
         return transpose_f_avx512;
     if (elem == 4 && simd_bytes >= MACHINE_SIMD_AVX2)
         return transpose_f_avx2;
+    if (elem == 16 && simd_bytes >= MACHINE_SIMD_AVX2)
+        return transpose_z_avx2;
 #else
     (void)elem;
     (void)simd_bytes;
