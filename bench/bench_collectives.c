@@ -441,12 +441,9 @@ static int measure(pattern *p, int reps)
         if (p->rank == 0) {
             printf("{\"kind\": \"result\", \"experiment\": \"collectives\", \"stopped\": "
                    "\"fixed\", \"role\": \"slowest rank\", \"pattern\": \"%s\", \"method\": "
-                   "\"%s\", \"ranks\": %d, \"bytes\": %lld, \"seconds\": [",
+                   "\"%s\", \"ranks\": %d, \"bytes\": %lld, ",
                    p->name, method_names[method], ranks, (long long)total);
-            for (int r = 0; r < reps; r++)
-                printf(r ? ", %.9f" : "%.9f", t[r]);
-            printf("]}\n");
-            fflush(stdout);
+            bench_print_seconds(t, reps);
         }
     }
     free(t);

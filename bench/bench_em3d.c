@@ -61,11 +61,8 @@ static void *allocated(size_t bytes)
     return p;
 }
 
-/* The value a node holds at a half-step: known to every rank, so ghosts can be checked. */
-static double value_of(int rank, int node, int step)
-{
-    return (double)rank * 1e6 + (double)node + (double)step * 0.5;
-}
+/* The value a node starts with: known to every rank, so ghosts can be checked. */
+static double value_of(int rank, int node) { return (double)rank * 1e6 + (double)node; }
 
 /* Draws the edges (seeded by rank and R), then tells every rank which of its nodes the
  * others need. */
@@ -224,11 +221,11 @@ static void update(const graph *g, state *s)
     }
 }
 
-static bool ghosts_are_right(const graph *g, const state *s, int step)
+static bool ghosts_are_right(const graph *g, const state *s)
 {
     for (int q = 0; q < g->ranks; q++)
         for (int i = 0; i < g->need_count[q]; i++)
-            if (s->ghosts[g->recv_offset[q] + i] != value_of(q, g->need_nodes[q][i], step))
+            if (s->ghosts[g->recv_offset[q] + i] != value_of(q, g->need_nodes[q][i]))
                 return false;
     return true;
 }
@@ -301,7 +298,7 @@ int main(int argc, char **argv)
         MPI_Gather(row, ranks, MPI_INT, matrix, ranks, MPI_INT, 0, MPI_COMM_WORLD);
         int most_messages = 0, most_to_one = 0;
         for (int q = 0; q < ranks; q++) {
-            most_messages += messages_for(&g, g.send_count[q]) + messages_for(&g, g.need_count[q]);
+            most_messages += row[q] + messages_for(&g, g.need_count[q]);
             most_to_one = row[q] > most_to_one ? row[q] : most_to_one;
         }
         if (random_order && most_to_one > 32767) { /* tags: the standard promises no more */
@@ -312,9 +309,11 @@ int main(int argc, char **argv)
         state e = {0}, h = {0};
         double *e_values = allocated(sizeof(double) * (size_t)nodes);
         double *h_values = allocated(sizeof(double) * (size_t)nodes);
-        for (state *s = &e; s; s = s == &e ? &h : NULL) {
-            s->mine = s == &e ? e_values : h_values;
-            s->other = s == &e ? h_values : e_values;
+        state *const sides[2] = {&e, &h};
+        for (int side = 0; side < 2; side++) {
+            state *s = sides[side];
+            s->mine = side == 0 ? e_values : h_values;
+            s->other = side == 0 ? h_values : e_values;
             s->ghosts = allocated(sizeof(double) * (size_t)g.total_needed);
             s->outgoing = allocated(sizeof(double *) * (size_t)ranks);
             for (int q = 0; q < ranks; q++)
@@ -325,9 +324,9 @@ int main(int argc, char **argv)
         uint64_t random_state = 12345 + (uint64_t)rank;
         /* a checked exchange first (values every rank can compute), which also warms up */
         for (int v = 0; v < nodes; v++)
-            h_values[v] = value_of(rank, v, 0);
+            h_values[v] = value_of(rank, v);
         exchange(&g, &e, &random_state);
-        int right = ghosts_are_right(&g, &e, 0), all_right;
+        int right = ghosts_are_right(&g, &e), all_right;
         MPI_Allreduce(&right, &all_right, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (!all_right) {
             failures++;
@@ -352,7 +351,8 @@ int main(int argc, char **argv)
             print_result(&g, percent, "step", step, reps, matrix);
             fprintf(stderr, "progress: %d%% non-local done\n", percent);
         }
-        for (state *s = &e; s; s = s == &e ? &h : NULL) {
+        for (int side = 0; side < 2; side++) {
+            state *s = sides[side];
             free(s->ghosts);
             for (int q = 0; q < ranks; q++)
                 free(s->outgoing[q]);

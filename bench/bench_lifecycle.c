@@ -47,13 +47,9 @@ static void print_result(const char *role, const char *pattern, int method, long
                          const double *t, int reps)
 {
     printf("{\"kind\": \"result\", \"experiment\": \"lifecycle\", \"stopped\": \"fixed\", "
-           "\"role\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", \"bytes\": %lld, "
-           "\"seconds\": [",
+           "\"role\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", \"bytes\": %lld, ",
            role, pattern, method_names[method], bytes);
-    for (int r = 0; r < reps; r++)
-        printf(r ? ", %.9f" : "%.9f", t[r]);
-    printf("]}\n");
-    fflush(stdout);
+    bench_print_seconds(t, reps);
 }
 
 /* ---- commit: types never moved ---- */

@@ -191,12 +191,9 @@ static void emit(const char *pattern_name, const char *direction, const char *me
                  long long bytes, const double *t, int reps)
 {
     printf("{\"kind\": \"result\", \"experiment\": \"pack\", \"stopped\": \"fixed\", \"pattern\": \"%s\", \"direction\": \"%s\", "
-           "\"method\": \"%s\", \"bytes\": %lld, \"seconds\": [",
+           "\"method\": \"%s\", \"bytes\": %lld, ",
            pattern_name, direction, method, bytes);
-    for (int r = 0; r < reps; r++)
-        printf(r ? ", %.9f" : "%.9f", t[r]);
-    printf("]}\n");
-    fflush(stdout);
+    bench_print_seconds(t, reps);
 }
 
 enum { M_MEMCPY, M_LINES, M_MPI, M_MANUAL, M_BLOCKED, M_MEMCOMM, METHODS };

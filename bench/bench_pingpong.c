@@ -159,12 +159,9 @@ static int measure(const pattern *p, int rank, int reps)
         if (!runs(p, method))
             continue;
         printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
-               "\"bytes\": %lld, \"seconds\": [",
+               "\"bytes\": %lld, ",
                p->name, method_names[method], (long long)bytes);
-        for (int r = 0; r < reps; r++)
-            printf(r ? ", %.9f" : "%.9f", t[method * reps + r]);
-        printf("]}\n");
-        fflush(stdout);
+        bench_print_seconds(t + method * reps, reps);
     }
     free(t);
     free(packed);

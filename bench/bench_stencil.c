@@ -192,12 +192,9 @@ static void print_result(long bytes, long rows, const char *name, long iteration
 {
     printf("{\"kind\": \"result\", \"experiment\": \"stencil\", \"stopped\": \"fixed\", "
            "\"role\": \"iteration\", \"pattern\": \"rows of %ld B\", \"rows\": %ld, "
-           "\"iterations\": %ld, \"method\": \"%s\", \"bytes\": %ld, \"seconds\": [",
+           "\"iterations\": %ld, \"method\": \"%s\", \"bytes\": %ld, ",
            bytes, rows, iterations, name, bytes);
-    for (int r = 0; r < reps; r++)
-        printf(r ? ", %.9f" : "%.9f", t[r]);
-    printf("]}\n");
-    fflush(stdout);
+    bench_print_seconds(t, reps);
 }
 
 static long parse_bytes(const char *text)

@@ -66,13 +66,8 @@ static inline __attribute__((always_inline)) char *copy_list(const plan_list *l,
         if (i + ahead < n) {
             const char *next = base + offs[i + ahead];
             const char *last = next + (fixed_len ? fixed_len : lens[i + ahead]) - 1;
-            if (pack) {
-                __builtin_prefetch(next, 0, 1);
-                __builtin_prefetch(last, 0, 1);
-            } else { /* for writing: the line comes owned */
-                __builtin_prefetch(next, 1, 1);
-                __builtin_prefetch(last, 1, 1);
-            }
+            __builtin_prefetch(next, pack ? 0 : 1, 1); /* unpack: to write, if the ISA can say */
+            __builtin_prefetch(last, pack ? 0 : 1, 1);
         }
         if (pack)
             copy_block(packed, at, len);

@@ -220,14 +220,14 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
     /* shuffle width: each width the CPU has, widest first, with the tile just chosen */
     double fastest = 0;
     for (int64_t width = MACHINE_SIMD_AVX512; width >= MACHINE_SIMD_AVX2; width /= 2) {
-        if (width > simd_bytes || !kernel_transpose_for(8, width))
+        plan_transpose_fn transpose = kernel_transpose_for(8, width);
+        if (width > simd_bytes || !transpose)
             continue;
         int i = out->shuffle_points++;
         out->shuffle_widths[i] = width;
         double bytes = 0, seconds = 0;
         for (int64_t n = 1024; n <= 4096; n *= 2) {
-            seconds += transpose_seconds(kernel_transpose_for(8, width), src, dst, n, 8,
-                                         out->tile_bytes / 8, false);
+            seconds += transpose_seconds(transpose, src, dst, n, 8, out->tile_bytes / 8, false);
             bytes += (double)(n * n * 8);
         }
         out->shuffle_gbps[i] = seconds > 0 ? bytes / seconds / 1e9 : 0;

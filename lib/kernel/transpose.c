@@ -182,30 +182,35 @@ micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     }
 }
 
+/* One output line of 64 bytes as two 32-byte halves, back to back. */
+__attribute__((target("avx2"), always_inline)) static inline void
+store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
+{
+    double *line = (double *)at;
+    if (nt) {
+        _mm256_stream_pd(line, first);
+        _mm256_stream_pd(line + 4, second);
+    } else {
+        _mm256_storeu_pd(line, first);
+        _mm256_storeu_pd(line + 4, second);
+    }
+}
+
 /* 4 rows x 4 16-byte elements (complex doubles) -> 4 output lines of 4 (AVX2): each 2 x 2
  * block of elements swaps its off-diagonal halves, one 128-bit permute per half line. */
 __attribute__((target("avx2"), always_inline)) static inline void
 micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
 {
-    __m256d r[4][2];
+    __m256d r[4][2]; /* row i, columns 2h and 2h + 1 in r[i][h] */
     for (int i = 0; i < 4; i++) {
         r[i][0] = _mm256_loadu_pd((const double *)(s + i * sp));
         r[i][1] = _mm256_loadu_pd((const double *)(s + i * sp + 32));
     }
-    for (int c = 0; c < 4; c++) { /* output line c: column c of rows 0..3 */
-        const __m256d *half = c < 2 ? &r[0][0] : &r[0][1];
-        __m256d top = c % 2 ? _mm256_permute2f128_pd(half[0], half[2], 0x31)
-                            : _mm256_permute2f128_pd(half[0], half[2], 0x20);
-        __m256d bottom = c % 2 ? _mm256_permute2f128_pd(half[4], half[6], 0x31)
-                               : _mm256_permute2f128_pd(half[4], half[6], 0x20);
-        double *line = (double *)(d + c * dp);
-        if (nt) {
-            _mm256_stream_pd(line, top);
-            _mm256_stream_pd(line + 4, bottom);
-        } else {
-            _mm256_storeu_pd(line, top);
-            _mm256_storeu_pd(line + 4, bottom);
-        }
+    for (int h = 0; h < 2; h++) { /* output lines 2h and 2h + 1: those columns of rows 0..3 */
+        store_line_avx2(d + 2 * h * dp, _mm256_permute2f128_pd(r[0][h], r[1][h], 0x20),
+                        _mm256_permute2f128_pd(r[2][h], r[3][h], 0x20), nt);
+        store_line_avx2(d + (2 * h + 1) * dp, _mm256_permute2f128_pd(r[0][h], r[1][h], 0x31),
+                        _mm256_permute2f128_pd(r[2][h], r[3][h], 0x31), nt);
     }
 }
 
