@@ -89,13 +89,17 @@ ASAN_ENV := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# a test that hangs (an MPI deadlocked in its own abort handler) fails after this many
+# seconds instead of stopping make test; tests that set TIMEOUT themselves keep theirs
+TEST_TIMEOUT ?= 600
+
 test-%-asan: build/%-asan/libmemcomm.so
 	@echo "== tests: $* with AddressSanitizer + UndefinedBehaviorSanitizer"
-	cd build/$*-asan && $(ASAN_ENV) ctest --output-on-failure
+	cd build/$*-asan && $(ASAN_ENV) ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
 test-%: build/%/libmemcomm.so
 	@echo "== tests: $*"
-	cd build/$* && ctest --output-on-failure
+	cd build/$* && ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
 test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 	@echo "== tests: python"
