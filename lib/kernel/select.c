@@ -4,7 +4,8 @@
 int64_t kernel_transpose_bytes(const plan *p)
 {
     const bool narrower = p->shuffle_bytes > 0 && p->shuffle_bytes < p->simd_bytes;
-    return p->strided.block == 8 && narrower ? p->shuffle_bytes : p->simd_bytes;
+    const bool shuffled = p->strided.block == 8 || p->strided.block == 4; /* doubles, floats */
+    return shuffled && narrower ? p->shuffle_bytes : p->simd_bytes;
 }
 
 void kernel_select(plan *p)

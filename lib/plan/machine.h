@@ -37,14 +37,15 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
  * MACHINE_SIMD: the widest vector registers the kernels may use, in bytes: 64 means
  * AVX-512 F, BW and VL; 32 means AVX2.
  *
- * MACHINE_SHUFFLE: the width of the registers that transposes of 8-byte elements shuffle in,
- * at most MACHINE_SIMD. A transpose is shuffle-bound in cache, and a CPU may run its widest
- * shuffles at half rate: AMD Zen 4 (family 19h with AVX-512) splits each 512-bit shuffle in
- * two, and there an 8 x 8 AVX-512 transpose of doubles ran 1.15-1.5x slower than two 4 x 4
- * AVX2 ones (512^2-8192^2). Default 32 on Zen 4, else MACHINE_SIMD; `--probe` times both
- * widths and keeps the faster. Floats always use the widest registers: the AVX2 kernel reads
- * each input line in two halves, which rows a power-of-two pitch apart can evict in between
- * (on Zen 4 it ran 6-36% slower than the AVX-512 one up to 4096^2, level at 8192^2). */
+ * MACHINE_SHUFFLE: the width of the registers that transposes of 4- and 8-byte elements
+ * shuffle in, at most MACHINE_SIMD. A transpose is shuffle-bound in cache, and a CPU may run
+ * its widest shuffles at half rate: AMD Zen 4 (family 19h with AVX-512) splits each 512-bit
+ * shuffle in two, and there an 8 x 8 AVX-512 transpose of doubles ran 1.15-1.5x slower than
+ * two 4 x 4 AVX2 ones (512^2-8192^2), and a 16 x 16 of floats 1.1-1.5x slower than four
+ * 8 x 8 with 256-bit shuffles (512^2-4096^2; that kernel keeps its half lines in AVX-512VL's
+ * 32 registers, and without VL falls back to one that reads each line in two halves, which
+ * rows a power-of-two pitch apart can evict in between). Default 32 on Zen 4, else
+ * MACHINE_SIMD; `--probe` times both widths on doubles and keeps the faster. */
 enum { MACHINE_SIMD_SCALAR = 8, MACHINE_SIMD_AVX2 = 32, MACHINE_SIMD_AVX512 = 64 };
 
 typedef struct {
