@@ -105,6 +105,20 @@ micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     }
 }
 
+/* One output line of 64 bytes as two 32-byte halves, back to back. */
+__attribute__((target("avx2"), always_inline)) static inline void
+store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
+{
+    double *line = (double *)at;
+    if (nt) {
+        _mm256_stream_pd(line, first);
+        _mm256_stream_pd(line + 4, second);
+    } else {
+        _mm256_storeu_pd(line, first);
+        _mm256_storeu_pd(line + 4, second);
+    }
+}
+
 /* 4 rows x 4 doubles, transposed in registers (AVX2). */
 __attribute__((target("avx2"), always_inline)) static inline void
 transpose_d4x4_avx2(const char *s, int64_t sp, __m256d out[4])
@@ -128,16 +142,8 @@ micro_d8x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     __m256d top[4], bottom[4];
     transpose_d4x4_avx2(s, sp, top);
     transpose_d4x4_avx2(s + 4 * sp, sp, bottom);
-    for (int i = 0; i < 4; i++) {
-        double *line = (double *)(d + i * dp);
-        if (nt) {
-            _mm256_stream_pd(line, top[i]);
-            _mm256_stream_pd(line + 4, bottom[i]);
-        } else {
-            _mm256_storeu_pd(line, top[i]);
-            _mm256_storeu_pd(line + 4, bottom[i]);
-        }
-    }
+    for (int i = 0; i < 4; i++)
+        store_line_avx2(d + i * dp, top[i], bottom[i], nt);
 }
 
 /* 8 rows x 8 floats, transposed in registers (AVX2). */
@@ -170,16 +176,8 @@ micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     __m256 top[8], bottom[8];
     transpose_f8x8_avx2(s, sp, top);
     transpose_f8x8_avx2(s + 8 * sp, sp, bottom);
-    for (int i = 0; i < 8; i++) {
-        float *line = (float *)(d + i * dp);
-        if (nt) {
-            _mm256_stream_ps(line, top[i]);
-            _mm256_stream_ps(line + 8, bottom[i]);
-        } else {
-            _mm256_storeu_ps(line, top[i]);
-            _mm256_storeu_ps(line + 8, bottom[i]);
-        }
-    }
+    for (int i = 0; i < 8; i++)
+        store_line_avx2(d + i * dp, _mm256_castps_pd(top[i]), _mm256_castps_pd(bottom[i]), nt);
 }
 
 /* 8 rows x 8 floats from 16-byte loads: each register holds a quarter of row i in its low
@@ -222,30 +220,9 @@ micro_f16x16_lanes(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     for (int half = 0; half < 2; half++) {
         transpose_f8x8_lanes(s + 8 * sp + 32 * half, sp, bottom);
         const __m256 *top = half ? right : left;
-        for (int i = 0; i < 8; i++) {
-            float *line = (float *)(d + (8 * half + i) * dp);
-            if (nt) {
-                _mm256_stream_ps(line, top[i]);
-                _mm256_stream_ps(line + 8, bottom[i]);
-            } else {
-                _mm256_storeu_ps(line, top[i]);
-                _mm256_storeu_ps(line + 8, bottom[i]);
-            }
-        }
-    }
-}
-
-/* One output line of 64 bytes as two 32-byte halves, back to back. */
-__attribute__((target("avx2"), always_inline)) static inline void
-store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
-{
-    double *line = (double *)at;
-    if (nt) {
-        _mm256_stream_pd(line, first);
-        _mm256_stream_pd(line + 4, second);
-    } else {
-        _mm256_storeu_pd(line, first);
-        _mm256_storeu_pd(line + 4, second);
+        for (int i = 0; i < 8; i++)
+            store_line_avx2(d + (8 * half + i) * dp, _mm256_castps_pd(top[i]),
+                            _mm256_castps_pd(bottom[i]), nt);
     }
 }
 
