@@ -22,10 +22,9 @@ static size_t entries;
 static request_entry *detached; /* freed by the user while active */
 static request_entry *retired;  /* handed to the MPI at Finalize; buffers kept */
 /* Entries given back, kept for the next requests: a program that keeps n requests in
- * flight allocates n entries once, not n per round (malloc and free of 20,000 entries took
- * a third of memcomm's added time in `memcomm bench lifecycle --only "10000 columns"`).
- * Never more than the program had in flight at once, and at most SPARE_MAX (8.5 MiB of
- * 136-byte entries). */
+ * flight allocates n entries once, not n per round (`memcomm bench lifecycle --only
+ * "10000 columns"` shows what a malloc and free per entry cost). Never more than the
+ * program had in flight at once, and at most SPARE_MAX (8.5 MiB of 136-byte entries). */
 enum { SPARE_MAX = 65536 };
 static request_entry *spare;
 static int spares;

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import BUILT, ROOT
+from clirun import BUILT, ROOT, handled_calls
 
 from memcomm import runner
 
@@ -38,8 +38,6 @@ MODULES = [
     "test_cco_pr_ngh_buf",
 ]
 OUTCOME = re.compile(r"^(Ran \d+ tests?|OK\b.*|FAILED\b.*)", re.MULTILINE)
-# anywhere in a line: another write to the same stderr can land in front of memcomm's line
-HANDLED = re.compile(r"memcomm: rank (\d+) handled (\d+) calls")
 
 
 # Each rank writes its unittest output to a file of its own (both ranks' stderr would mix).
@@ -79,6 +77,6 @@ def test_mpi4py_suite_same_with_memcomm(mpi: str, tmp_path: Path) -> None:
     assert all(len(lines) == 2 for lines in alone), alone_text[-3000:]  # "Ran N tests", "OK"
     carried, text = run_suite(mpi, True, tmp_path / "memcomm")
     assert carried == alone, text[-3000:]
-    handled = {int(rank): int(calls) for rank, calls in HANDLED.findall(text)}
+    handled = handled_calls(text)
     assert set(handled) == {0, 1}, text[-3000:]
     assert all(calls > 0 for calls in handled.values()), handled

@@ -138,7 +138,8 @@ int main(void)
         machine m = trial % 2 ? tiny : *machine_get();
         int64_t widths[] = {MACHINE_SIMD_SCALAR, MACHINE_SIMD_AVX2, MACHINE_SIMD_AVX512};
         m.value[MACHINE_SIMD] = widths[trial / 2 % 3] <= simd ? widths[trial / 2 % 3] : simd;
-        /* transposes of doubles and floats in every register width up to it (the machine's may be narrower) */
+        /* transposes of doubles and floats in every register width up to it (the machine's may
+         * be narrower) */
         m.value[MACHINE_SHUFFLE] = trial % 7 ? m.value[MACHINE_SIMD] : MACHINE_SIMD_AVX2;
         plan p;
         plan_build(normal, raw->size, extent, &m, &a, &p);
