@@ -10,6 +10,9 @@ JOBS ?= 2
 # random types per rank for each differential test run (np1 and np2 each run it)
 DIFFTEST_TYPES ?= 20000
 SOAK_TYPES ?= 1000000
+# mpi4py's own test suite (test/ of the sdist of the installed version), which
+# tests/python/test_mpi4py.py runs with and without memcomm.
+MPI4PY_TESTS := $(VENV)/mpi4py-tests
 
 # Open MPI refuses to start as root without these (CI runs as root).
 export OMPI_ALLOW_RUN_AS_ROOT := 1
@@ -48,9 +51,6 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-# mpi4py's own test suite (test/ of the sdist of the installed version), which
-# tests/python/test_mpi4py.py runs with and without memcomm.
-MPI4PY_TESTS := $(VENV)/mpi4py-tests
 $(MPI4PY_TESTS)/main.py: $(VENV)/.installed
 	rm -rf $(VENV)/mpi4py-sdist && mkdir -p $(VENV)/mpi4py-sdist
 	$(VENV)/bin/pip download --quiet --no-deps --no-binary :all: -d $(VENV)/mpi4py-sdist \

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     char *buf;
@@ -152,16 +153,31 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
 void explain_to_stderr(const analysis *a, int64_t count, const char *what)
 {
     char text[4096];
-    if (explain_analysis(a, count, text, sizeof text) < 0)
-        return;
+    if (explain_analysis(a, count, text, sizeof text) >= 0)
+        explain_lines_to_stderr(what, text);
+}
+
+void explain_lines_to_stderr(const char *what, char *text)
+{
     int rank = -1, initialized = 0, finalized = 0;
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
     if (initialized && !finalized)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* one write, so that the ranks' explanations do not interleave line by line */
+    char out[8192];
+    size_t len = 0;
     char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-        fprintf(stderr, "memcomm explain [rank %d] %s: %s\n", rank, what, line);
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        const int w = snprintf(out + len, sizeof out - len, "memcomm explain [rank %d] %s: %s\n",
+                               rank, what, line);
+        if (w < 0 || (size_t)w >= sizeof out - len)
+            break;
+        len += (size_t)w;
+    }
+    fflush(stderr);
+    if (len && write(STDERR_FILENO, out, len) < 0)
+        return; /* nowhere to say it */
 }
 
 void explain_first_call(const analysis *a, int64_t count, const char *what)

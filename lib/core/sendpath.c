@@ -6,6 +6,7 @@
 
 #include "../base/alloc.h"
 #include "config.h"
+#include "explain.h"
 #include "stats.h"
 
 enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
@@ -139,14 +140,69 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
     return choice;
 }
 
+static const char *const use_names[PATH_USES] = {
+    [USE_POINT_TO_POINT] = "point-to-point",
+    [USE_ALLTOALL] = "Alltoall",
+    [USE_ALLTOALLV] = "Alltoallv",
+    [USE_ALLTOALLW] = "Alltoallw",
+    [USE_NEIGHBOR_ALLTOALL] = "Neighbor_alltoall",
+    [USE_NEIGHBOR_ALLTOALLV] = "Neighbor_alltoallv",
+    [USE_NEIGHBOR_ALLTOALLW] = "Neighbor_alltoallw",
+    [USE_BCAST] = "Bcast",
+    [USE_GATHER] = "Gather",
+    [USE_GATHERV] = "Gatherv",
+    [USE_SCATTER] = "Scatter",
+    [USE_SCATTERV] = "Scatterv",
+    [USE_ALLGATHER] = "Allgather",
+    [USE_ALLGATHERV] = "Allgatherv",
+    [USE_NEIGHBOR_ALLGATHER] = "Neighbor_allgather",
+    [USE_NEIGHBOR_ALLGATHERV] = "Neighbor_allgatherv",
+};
+
+static const char *path_name(int path, int paths)
+{
+    return path == paths - 1 ? "the MPI's own" : path == 0 ? "packed" : "packed, long blocks too";
+}
+
+/* MEMCOMM_EXPLAIN=1: each path's usual times and the one chosen, so that a user (or we) can
+ * see why a layout stays on the MPI's path. */
+static void explain_decision(const size_class_state *s, path_use use, int size_class)
+{
+    char text[1024];
+    size_t len = 0;
+    for (int p = 0; p < s->paths; p++) {
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s:", path_name(p, s->paths));
+        for (int side = 0; side < TRIAL_SIDES; side++) {
+            const double usual = trials_usual(s->trials, s->recorded, p, side);
+            if (usual > 0 && len < sizeof text)
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s %.1f us (median)",
+                                        side == TRIAL_SEND ? "send" : "receive", usual * 1e6);
+        }
+        if (len < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, "\n");
+    }
+    if (len < sizeof text)
+        snprintf(text + len, sizeof text - len,
+                 "chose %s (another path must beat the MPI's own by %.0f%% of the summed "
+                 "medians)",
+                 path_name(s->decided, s->paths), TRIALS_MARGIN * 100);
+    char what[96];
+    snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
+             1LL << size_class, (2LL << size_class) - 1,
+             s->round + 1);
+    explain_lines_to_stderr(what, text);
+}
+
 /* All trials in: decide, and keep the decided path's usual times for the samples. */
-static void decide(size_class_state *s)
+static void decide(size_class_state *s, path_use use, int size_class)
 {
     s->decided = trials_decide(s->trials, s->recorded, s->paths);
     for (int side = 0; side < TRIAL_SIDES; side++)
         s->usual[side] = trials_usual(s->trials, s->recorded, s->decided, side);
     s->calls = s->strikes = 0;
     stats_path_decided(s->decided == s->paths - 1);
+    if (config_get()->explain)
+        explain_decision(s, use, size_class);
 }
 
 /* A decided path's sampled call: slow several times in a row, the trials run again. */
@@ -177,7 +233,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
         const bool first_pass_in = s->recorded == s->paths * trial_block(c->use);
         if (s->recorded == s->paths * trials_per_path(c->use) ||
             (first_pass_in && trials_decisive(s->trials, s->recorded, s->paths)))
-            decide(s);
+            decide(s, c->use, c->size_class);
     } else if (s->decided != UNDECIDED) {
         check_sample(s, c->side, seconds);
     }
