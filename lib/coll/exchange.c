@@ -41,7 +41,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool
             return false;
         if (bytes[i] > 0 && message_worth_packing(a, b->count))
             *worth = true;
-        else /* the next call on this type skips all this (message_passes) */
+        else /* a type nothing packs: the next call skips all this (message_passes) */
             message_mark_passing(b->type, a);
         if (bytes[i] > 0 && message_packable(a, b->count))
             *packable = true;
@@ -267,7 +267,7 @@ static bool choose_path(exchange *x, const exchange_form *form, sides short_bloc
     if (form->kind == EXCHANGE_BLOCKING)
         x->choice = sendpath_choose(x->key, form->use, bytes, n, TRIAL_SEND);
     else
-        x->choice = (send_choice){.path = sendpath_untimed(x->key, form->use, bytes, n),
+        x->choice = (send_choice){.path = sendpath_untimed(x->key, form->use, bytes, n, 0),
                                   .trial = -1, .use = form->use, .side = TRIAL_SEND};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;

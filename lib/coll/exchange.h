@@ -14,8 +14,8 @@
  * Each side is decided alone: it is packed only when
  * - memcomm can pack every non-empty block of it (any type its engine handles, basic types
  *   included, each in host memory at a non-NULL address),
- * - at least one of its blocks is worth packing (message_worth_packing: what point-to-point
- *   would carry),
+ * - at least one of its blocks is worth packing (message_worth_packing: blocks not long),
+ *   or packing long blocks too is the path measured (below),
  * - for the receive side, no block overlaps itself or another (the MPI would write
  *   overlapping bytes in an order of its own),
  * - and all its packed bytes fit an int (the MPI's int displacements).

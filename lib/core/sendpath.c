@@ -240,18 +240,18 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     pthread_mutex_unlock(&t->lock);
 }
 
-int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths)
+int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided)
 {
     sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
     if (config_get()->send_path != CONFIG_SEND_MEASURE)
         return fixed_path(paths);
     if (!t)
-        return SEND_PACKED;
+        return undecided;
     pthread_mutex_lock(&t->lock);
     const size_class_state *classes = t->classes[use];
     const int decided = classes ? classes[size_class(bytes)].decided : UNDECIDED;
     pthread_mutex_unlock(&t->lock);
-    return decided == UNDECIDED || decided >= paths ? SEND_PACKED : decided;
+    return decided == UNDECIDED || decided >= paths ? undecided : decided;
 }
 
 void sendpath_free(analysis *a)

@@ -80,9 +80,9 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an
- * MPI_Sendrecv of two types) among `paths`: the one the blocking calls decided, packed (0)
+ * MPI_Sendrecv of two types) among `paths`: the one the blocking calls decided, `undecided`
  * until then. */
-int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths);
+int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided);
 
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);

@@ -18,10 +18,10 @@
 static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_Datatype *recv)
 {
     for (int i = 0; i < sends; i++)
-        if (!message_passes_all(send[i]))
+        if (!message_passes(send[i]))
             return false;
     for (int i = 0; i < recvs; i++)
-        if (!message_passes_all(recv[i]))
+        if (!message_passes(recv[i]))
             return false;
     return true;
 }
@@ -35,7 +35,7 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
         exchange *x;                                                                           \
         parties p;                                                                             \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
-            (message_passes_all(sendtype) && message_passes_all(recvtype)) || !WHO(comm, &p))  \
+            (message_passes(sendtype) && message_passes(recvtype)) || !WHO(comm, &p))  \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const exchange_form form = {p.rank, true, USE, LARGE, LARGE, false, -1, FORM##_KIND};  \
@@ -71,7 +71,7 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
         exchange *x;                                                                           \
         parties p;                                                                             \
         if (sendbuf == MPI_IN_PLACE ||                                                         \
-            (message_passes_all(sendtype) && message_passes_all(recvtype)) || !sendcounts ||   \
+            (message_passes(sendtype) && message_passes(recvtype)) || !sendcounts ||   \
             !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \

@@ -18,7 +18,7 @@
 /* Whether a side the call has passes (no type of it is worth looking at). */
 static bool side_passes(bool present, MPI_Datatype type)
 {
-    return !present || message_passes_all(type);
+    return !present || message_passes(type);
 }
 
 /* The rank's parties for a rooted call, or false (memcomm off, an intercommunicator, a root
@@ -59,7 +59,7 @@ static exchange *rooted_start(MPI_Comm comm, int root, bool gathers, bool in_pla
                               exchange_kind kind, double *began)
 {
     parties p;
-    if ((message_passes_all(one.type) && message_passes_all(many.type)) ||
+    if ((message_passes(one.type) && message_passes(many.type)) ||
         !rooted(comm, root, &p) || (in_place && p.rank != root))
         return NULL;
     const bool at_root = p.rank == root, has_one = !in_place;
@@ -88,7 +88,7 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
                                  bool large, exchange_kind kind, double *began)
 {
     parties p;
-    if ((side_passes(!in_place, one.type) && message_passes_all(all.type)) ||
+    if ((side_passes(!in_place, one.type) && message_passes(all.type)) ||
         (all.vector && (!all.counts || !all.displs)) || !who(comm, &p) ||
         (in_place && p.rank < 0))
         return NULL;
@@ -108,7 +108,7 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \
-        if (message_passes_all(datatype) || !rooted(comm, root, &p))                           \
+        if (message_passes(datatype) || !rooted(comm, root, &p))                           \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
         const bool sends = p.rank == root;                                                     \

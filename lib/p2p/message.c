@@ -14,11 +14,12 @@
 _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
 
 /* Blocks of at least this many bytes on average: the MPI's own datatype send streams them
- * about as fast as memcpy would pack them, and memcomm's pack would be one copy more.
- * Measured here (bench_pingpong): the y face of 256^3 doubles, 2 KiB runs, takes 59 us
- * through MPICH's datatype send and 79 us packed by memcomm; 40-byte LU faces and 8-byte
- * columns gain from packing. Only as an average per instance: a plan's count dimension does
- * not change it. */
+ * about as fast as memcpy would pack them, and memcomm's pack is one copy more, or one
+ * fewer: the y face of 256^3 doubles, 2 KiB runs, took 59 us through MPICH's datatype send
+ * and 79 us packed by memcomm in one run (bench_pingpong), and 100 us against 74 us by a
+ * hand-written pack in another. So such types are measured like the rest, but a call that
+ * is not timed takes the MPI's path until the trials decide. Only as an average per
+ * instance: a plan's count dimension does not change it. */
 enum { LONG_BLOCK_BYTES = 1024 };
 
 static bool long_blocks(const plan *p)
@@ -56,7 +57,7 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     analysis *a = typecache_acquire(type);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
-    if (!message_worth_packing(a, count)) {
+    if (!message_packable(a, count)) {
         message_mark_passing(type, a);
         analysis_release(a);
         return false;
@@ -72,7 +73,8 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
 
 bool message_left_to_mpi(const message *m)
 {
-    return sendpath_untimed(m->analysis, USE_POINT_TO_POINT, m->bytes, 2) ==
+    const int undecided = long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
+    return sendpath_untimed(m->analysis, USE_POINT_TO_POINT, m->bytes, 2, undecided) ==
            SEND_BY_MPI;
 }
 

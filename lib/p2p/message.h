@@ -29,16 +29,12 @@
 #include "../core/config.h"
 #include "../base/mpiutil.h"
 
-/* Handles known to go to the MPI unchanged, direct-mapped: the key alone for a type that
- * point-to-point hands to the MPI but a collective may still pack (long blocks), the key with
- * MESSAGE_PASSES_ALL for a type nothing packs (contiguous, unsupported, empty). An entry is
- * forgotten when the MPI
- * hands its handle out again for a new type (message_forget_passing, at commit and dup); a
- * stale one that remains (a handle reused behind memcomm's back) only sends that type through
- * the MPI, which is always correct. Inline: a basic-type send asks it first, and pays only
- * a load. */
+/* Handles of types nothing in memcomm packs (contiguous, unsupported, empty), direct-mapped.
+ * An entry is forgotten when the MPI hands its handle out again for a new type
+ * (message_forget_passing, at commit and dup); a stale one that remains (a handle reused
+ * behind memcomm's back) only sends that type through the MPI, which is always correct.
+ * Inline: a basic-type send asks it first, and pays only a load. */
 enum { MESSAGE_PASS_SLOTS = 256 };
-#define MESSAGE_PASSES_ALL (1ull << 63) /* keys are int handles or user-space pointers */
 extern _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
 
 static inline uint64_t message_key(MPI_Datatype type)
@@ -51,40 +47,29 @@ static inline _Atomic uint64_t *message_pass_slot(uint64_t key)
     return &message_passing[handle_hash(key, 8)];
 }
 
-/* Whether point-to-point calls on `type` are known to go to the MPI. */
+/* Whether every call on `type` is known to go to the MPI, point-to-point and collectives. */
 static inline bool message_passes(MPI_Datatype type)
 {
     const uint64_t key = message_key(type);
-    return (atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) &
-            ~MESSAGE_PASSES_ALL) == key;
-}
-
-/* Whether every call on `type` is known to go to the MPI (collectives too). */
-static inline bool message_passes_all(MPI_Datatype type)
-{
-    const uint64_t key = message_key(type);
-    return atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) ==
-           (key | MESSAGE_PASSES_ALL);
+    return atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) == key;
 }
 
 /* Whether memcomm can usefully pack `count` instances of an analysed type at all: a
  * supported, non-empty type that is not one contiguous run. */
 bool message_packable(const analysis *a, int64_t count);
 
-/* Whether packing them beats the MPI's own point-to-point datatype path: packable, and not
- * made of long blocks. */
+/* Whether packing them is expected to beat the MPI's own datatype path before it is
+ * measured: packable, and not made of long blocks (which collectives measure as a path of
+ * their own, lib/coll/exchange.c). */
 bool message_worth_packing(const analysis *a, int64_t count);
 
-/* Remember that calls on `type` go to the MPI, if the analysed type is not worth packing at
- * any count (a type that is one contiguous run only at count 1 is not remembered). */
+/* Remember that calls on `type` go to the MPI, if the analysed type is not packable at any
+ * count (a type that is one contiguous run only at count 1 is not remembered). */
 static inline void message_mark_passing(MPI_Datatype type, const analysis *a)
 {
-    if (message_worth_packing(a, 2))
-        return;
-    const uint64_t key = message_key(type);
-    atomic_store_explicit(message_pass_slot(key),
-                          key | (message_packable(a, 2) ? 0 : MESSAGE_PASSES_ALL),
-                          memory_order_relaxed);
+    if (!message_packable(a, 2))
+        atomic_store_explicit(message_pass_slot(message_key(type)), message_key(type),
+                              memory_order_relaxed);
 }
 
 /* A handle the MPI has just made (commit, dup) may be one it handed out before, for a type
@@ -94,7 +79,7 @@ static inline void message_forget_passing(MPI_Datatype type)
     const uint64_t key = message_key(type);
     _Atomic uint64_t *slot = message_pass_slot(key);
     uint64_t seen = atomic_load_explicit(slot, memory_order_relaxed);
-    if ((seen & ~MESSAGE_PASSES_ALL) == key)
+    if (seen == key)
         atomic_compare_exchange_strong_explicit(slot, &seen, 0, memory_order_relaxed,
                                                 memory_order_relaxed);
 }

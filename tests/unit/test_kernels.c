@@ -21,7 +21,12 @@ static const ir_node *random_tree(ir_arena *a, int depth)
     int64_t off = pick(-16, 32);
     int kind = depth == 0 ? (pick(0, 3) ? 0 : 3) : (int)pick(0, 3);
     if (kind == 0)
-        return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3}[pick(0, 5)] : pick(0, 40));
+        return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3, 24, 40, 48, 64}[pick(0, 9)] : pick(0, 70));
+    if (kind == 1 && pick(0, 5) == 0) { /* small blocks pages apart (NAS LU, MILC): prefetched */
+        const int64_t b = (int64_t[]){8, 16, 24, 40, 48, 64, 5, 100}[pick(0, 7)];
+        const int64_t far = pick(2048, 3500);
+        return ir_loop(a, off, pick(5, 9), pick(0, 3) ? far : -far, ir_block(a, 0, b));
+    }
     if (kind == 1 && pick(0, 1) == 0) { /* transpose-like: fine outer steps, long inner ones */
         int64_t b = (int64_t[]){1, 4, 8, 16, 3, 4, 8}[pick(0, 6)];
         const ir_node *rows = ir_loop(a, 0, pick(4, 40), pick(0, 3) ? pick(64, 400) : -pick(64, 400),
@@ -85,6 +90,38 @@ static void reference(const ir_node *n, const char *at, char **out)
     }
 }
 
+/* The lowest and one past the highest byte the raw tree covers, from its origin `at`. */
+static void reach(const ir_node *n, int64_t at, int64_t *lo, int64_t *hi)
+{
+    at += n->off;
+    switch (n->kind) {
+    case IR_BLOCK:
+        if (n->u.block.len > 0) {
+            *lo = at < *lo ? at : *lo;
+            *hi = at + n->u.block.len > *hi ? at + n->u.block.len : *hi;
+        }
+        break;
+    case IR_LOOP: /* the first and last instances bound the rest */
+        if (n->u.loop.count > 0) {
+            reach(n->u.loop.child, at, lo, hi);
+            reach(n->u.loop.child, at + (n->u.loop.count - 1) * n->u.loop.stride, lo, hi);
+        }
+        break;
+    case IR_SEQ:
+        for (int64_t i = 0; i < n->u.seq.n; i++)
+            reach(n->u.seq.items[i], at, lo, hi);
+        break;
+    case IR_LIST:
+        for (int64_t i = 0; i < n->u.list.n; i++)
+            if (n->u.list.lens[i] > 0) {
+                const int64_t start = at + n->u.list.offs[i], end = start + n->u.list.lens[i];
+                *lo = start < *lo ? start : *lo;
+                *hi = end > *hi ? end : *hi;
+            }
+        break;
+    }
+}
+
 /* Marks every byte the raw tree covers (for unpack: untouched bytes must stay). */
 static void mark(const ir_node *n, char *at)
 {
@@ -113,6 +150,7 @@ int main(void)
 {
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
     int kinds[4] = {0}, blocked = 0, transposed = 0, streamed = 0, records = 0, cut = 0;
+    int far_apart = 0; /* plain strided walks of small blocks at least 2 KiB apart */
     const int64_t simd = machine_get()->value[MACHINE_SIMD];
     machine tiny = *machine_get();
     tiny.value[MACHINE_PAGE] = 64;
@@ -126,7 +164,10 @@ int main(void)
         const ir_node *raw = random_tree(&a, (int)pick(1, 4));
         int64_t extent = pick(0, 3) ? raw->size : pick(-32, 160);
         int64_t count = pick(0, 3) ? pick(1, 3) : pick(4, 40); /* sometimes many records */
-        if (raw->size * count > SPAN / 4) {
+        int64_t lo = 0, hi = 0; /* every instance inside the buffers */
+        reach(raw, 0, &lo, &hi);
+        reach(raw, (count - 1) * extent, &lo, &hi);
+        if (raw->size * count > SPAN / 4 || ORIGIN + lo < 0 || ORIGIN + hi > SPAN) {
             ir_arena_free(&a);
             continue;
         }
@@ -162,6 +203,10 @@ int main(void)
                 streamed += tr.stream;
             } else if (plan_tiles_for(&s_count, p.page_size, p.tlb_entries, p.line_size, &tiles))
                 blocked++;
+            else if (s_count.ndims > 0 && s_count.block <= 256 &&
+                     llabs(s_count.stride[s_count.ndims - 1]) >= 2048 &&
+                     s_count.count[s_count.ndims - 1] > 4)
+                far_apart++;
         }
         kinds[p.kind]++;
 
@@ -215,11 +260,11 @@ int main(void)
         ir_arena_free(&a);
     }
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
-           "%d of them streamed), list %d (%d as records, %d cut into equal blocks), tree %d; SIMD up "
-           "to %lld bytes\n",
-           kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, kinds[PLAN_LIST],
-           records, cut, kinds[PLAN_TREE], (long long)simd);
-    CHECK(blocked > 100 && cut > 20);
+           "%d of them streamed, %d far apart), list %d (%d as records, %d cut into equal blocks), "
+           "tree %d; SIMD up to %lld bytes\n",
+           kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, far_apart,
+           kinds[PLAN_LIST], records, cut, kinds[PLAN_TREE], (long long)simd);
+    CHECK(blocked > 100 && cut > 20 && far_apart > 100);
     if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
         CHECK(transposed > 100 && streamed > 20 && records > 100);
     /* every kernel is reached, so every kernel is checked */
