@@ -3,24 +3,34 @@
 
 #include "kernel.h"
 
-/* One instance of the list at `base`; `len` is a compile-time constant where it is fixed.
- * The list is read into locals first: stores through char pointers may alias anything, so
- * the compiler would otherwise reload it after every block. Both ends of the block ahead are
- * prefetched: a 24-byte block straddles two cache lines one time in three. */
-static inline __attribute__((always_inline)) char *copy_list(const plan_list *l, char *base,
-                                                             char *packed, int64_t fixed_len,
-                                                             int64_t ahead, bool pack)
+/* Blocks of a list at `base`: `len` is a compile-time constant where it is fixed (0: read
+ * from `lens`), and so is `narrow`, whether offsets come from the int32 copy. The arrays are
+ * passed as locals: stores through char pointers may alias anything, so the compiler would
+ * otherwise reload them after every block. Both ends of the block `ahead` are prefetched (a
+ * 24-byte block straddles two cache lines one time in three), unless `ahead` is `n`: blocks
+ * near each other (plan_list's `far`). */
+static inline __attribute__((always_inline)) char *
+copy_blocks(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int64_t n,
+            char *base, char *packed, int64_t fixed_len, int64_t ahead, bool narrow, bool pack)
 {
-    const int64_t n = l->n, *offs = l->offs, *lens = l->lens;
-    for (int64_t i = 0; i < n; i++) {
+    const int64_t prefetched = n > ahead ? n - ahead : 0;
+    int64_t i = 0;
+    for (; i < prefetched; i++) {
         const int64_t len = fixed_len ? fixed_len : lens[i];
-        char *at = base + offs[i];
-        if (i + ahead < n) {
-            const char *next = base + offs[i + ahead];
-            const char *last = next + (fixed_len ? fixed_len : lens[i + ahead]) - 1;
-            __builtin_prefetch(next, pack ? 0 : 1, 1); /* unpack: to write, if the ISA can say */
-            __builtin_prefetch(last, pack ? 0 : 1, 1);
-        }
+        const char *next = base + (narrow ? offs32[i + ahead] : offs[i + ahead]);
+        const char *last = next + (fixed_len ? fixed_len : lens[i + ahead]) - 1;
+        __builtin_prefetch(next, pack ? 0 : 1, 1); /* unpack: to write, if the ISA can say */
+        __builtin_prefetch(last, pack ? 0 : 1, 1);
+        char *at = base + (narrow ? offs32[i] : offs[i]);
+        if (pack)
+            kernel_copy_block(packed, at, len);
+        else
+            kernel_copy_block(at, packed, len);
+        packed += len;
+    }
+    for (; i < n; i++) {
+        const int64_t len = fixed_len ? fixed_len : lens[i];
+        char *at = base + (narrow ? offs32[i] : offs[i]);
         if (pack)
             kernel_copy_block(packed, at, len);
         else
@@ -30,37 +40,62 @@ static inline __attribute__((always_inline)) char *copy_list(const plan_list *l,
     return packed;
 }
 
-static inline __attribute__((always_inline)) void
-walk(const plan *p, char *typed, int64_t count, char *packed, int64_t fixed_len, bool pack)
+/* One run of equal blocks (plan_list), with a constant length where it is a common one
+ * (basic types, particles of 3 floats or doubles, complex numbers). */
+static inline __attribute__((always_inline)) char *copy_run(const plan_list *l, const plan_run *r,
+                                                            char *base, char *packed,
+                                                            bool narrow, bool pack)
 {
+    const int64_t *offs = l->offs + r->first, *lens = l->lens + r->first;
+    const int32_t *offs32 = narrow ? l->offs32 + r->first : NULL;
+    const int64_t n = r->n, ahead = r->far ? kernel_prefetch_distance(r->len, r->n) : n;
+#define RUN_OF(LEN) copy_blocks(offs, offs32, lens, n, base, packed, LEN, ahead, narrow, pack)
+    switch (r->len) {
+    case 4: return RUN_OF(4);
+    case 8: return RUN_OF(8);
+    case 12: return RUN_OF(12);
+    case 16: return RUN_OF(16);
+    case 24: return RUN_OF(24);
+    case 32: return RUN_OF(32);
+    case 40: return RUN_OF(40);
+    default: return RUN_OF(0);
+    }
+#undef RUN_OF
+}
+
+static inline __attribute__((always_inline)) void
+walk(const plan *p, char *typed, int64_t count, char *packed, bool narrow, bool pack)
+{
+    const plan_list *l = &p->list;
     plan_strided s;
     plan_strided_for_count(p, count, &s);
     char *base = typed + s.off;
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
-    const int64_t ahead = kernel_prefetch_distance(p->list.mean_len, p->list.n);
+    const int64_t ahead = l->far ? kernel_prefetch_distance(l->mean_len, l->n) : l->n;
     for (;;) {
-        packed = copy_list(&p->list, base, packed, fixed_len, ahead, pack);
+        if (l->runs)
+            for (int r = 0; r < l->runs; r++)
+                packed = copy_run(l, &l->run[r], base, packed, narrow, pack);
+        else
+            packed = copy_blocks(l->offs, l->offs32, l->lens, l->n, base, packed, 0, ahead,
+                                 narrow, pack);
         if (!kernel_next_outer(&s, s.ndims - 1, idx, &base))
             return;
     }
 }
 
-/* Lists of equal blocks (indexed types of basic types and of small tuples: particles of 3
- * doubles, complex numbers) get a constant length, so each block is a few fixed moves. */
-#define LIST_ENTRY(NAME, PACK)                                                                 \
-    void NAME(const plan *p, char *typed, int64_t count, char *packed)                         \
-    {                                                                                          \
-        switch (p->list.same_len) {                                                            \
-        case 4: walk(p, typed, count, packed, 4, PACK); break;                                 \
-        case 8: walk(p, typed, count, packed, 8, PACK); break;                                 \
-        case 12: walk(p, typed, count, packed, 12, PACK); break;                               \
-        case 16: walk(p, typed, count, packed, 16, PACK); break;                               \
-        case 24: walk(p, typed, count, packed, 24, PACK); break;                               \
-        case 32: walk(p, typed, count, packed, 32, PACK); break;                               \
-        case 40: walk(p, typed, count, packed, 40, PACK); break;                               \
-        default: walk(p, typed, count, packed, 0, PACK); break;                                \
-        }                                                                                      \
-    }
+void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed)
+{
+    if (p->list.offs32)
+        walk(p, typed, count, packed, true, true);
+    else
+        walk(p, typed, count, packed, false, true);
+}
 
-LIST_ENTRY(kernel_list_pack, true)
-LIST_ENTRY(kernel_list_unpack, false)
+void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed)
+{
+    if (p->list.offs32)
+        walk(p, typed, count, packed, true, false);
+    else
+        walk(p, typed, count, packed, false, false);
+}

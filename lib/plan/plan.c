@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,48 @@ static void plan_list_uniform(ir_arena *arena, plan_list *l)
     l->offs = offs;
     l->lens = lens;
     l->same_len = l->mean_len = unit;
+}
+
+/* The compact forms the kernel reads (plan_list): runs of equal blocks, if there are few,
+ * and the offsets as int32, if they fit (and there is memory for them). */
+/* Whether blocks first .. first + n - 1 spread over more than `near` bytes. */
+static bool spread_over(const plan_list *l, int64_t first, int64_t n, int64_t near)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t i = first; i < first + n; i++) {
+        lo = l->offs[i] < lo ? l->offs[i] : lo;
+        hi = l->offs[i] + l->lens[i] > hi ? l->offs[i] + l->lens[i] : hi;
+    }
+    return n > 0 && hi - lo > near;
+}
+
+static void plan_list_compact(ir_arena *arena, int64_t l2_bytes, plan_list *l)
+{
+    const int64_t near = PLAN_PREFETCH_L2S * l2_bytes;
+    l->far = spread_over(l, 0, l->n, near);
+    l->runs = 0;
+    for (int64_t i = 0; i < l->n; i++) {
+        if (l->runs > 0 && l->run[l->runs - 1].len == l->lens[i]) {
+            l->run[l->runs - 1].n++;
+        } else if (l->runs == PLAN_LIST_RUNS) {
+            l->runs = 0;
+            break;
+        } else {
+            l->run[l->runs++] = (plan_run){i, 1, l->lens[i], false};
+        }
+    }
+    for (int r = 0; r < l->runs; r++)
+        l->run[r].far = spread_over(l, l->run[r].first, l->run[r].n, near);
+    l->offs32 = NULL;
+    for (int64_t i = 0; i < l->n; i++)
+        if (l->offs[i] < INT32_MIN || l->offs[i] > INT32_MAX)
+            return;
+    int32_t *narrow = arena ? ir_arena_alloc(arena, sizeof *narrow * (size_t)l->n) : NULL;
+    if (!narrow)
+        return;
+    for (int64_t i = 0; i < l->n; i++)
+        narrow[i] = (int32_t)l->offs[i];
+    l->offs32 = narrow;
 }
 
 bool plan_strided_for_count(const plan *p, int64_t count, plan_strided *out)
@@ -223,6 +266,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     } else if (plan_as_list(normal, &out->strided, &out->list)) {
         out->kind = PLAN_LIST;
         plan_list_uniform(arena, &out->list);
+        plan_list_compact(arena, m->value[MACHINE_L2], &out->list);
     } else {
         out->kind = PLAN_TREE;
         out->tree = normal;

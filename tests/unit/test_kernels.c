@@ -151,12 +151,14 @@ int main(void)
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
     int kinds[4] = {0}, blocked = 0, transposed = 0, streamed = 0, records = 0, cut = 0;
     int far_apart = 0; /* plain strided walks of small blocks at least 2 KiB apart */
+    int lists_runs = 0, lists_prefetched = 0; /* lists of several runs; with runs prefetched */
     const int64_t simd = machine_get()->value[MACHINE_SIMD];
     machine tiny = *machine_get();
     tiny.value[MACHINE_PAGE] = 64;
     tiny.value[MACHINE_TLB] = 4;
     tiny.value[MACHINE_LINE] = 16;
     tiny.value[MACHINE_STREAM] = 1024; /* small outputs are streamed too */
+    tiny.value[MACHINE_L2] = 16;       /* lists spread over 64 bytes are prefetched */
     for (int trial = 0; trial < 20000; trial++) {
         state = (uint64_t)trial * 0x9E3779B97F4A7C15ull + 1;
         ir_arena a;
@@ -184,6 +186,8 @@ int main(void)
         m.value[MACHINE_SHUFFLE] = trial % 7 ? m.value[MACHINE_SIMD] : MACHINE_SIMD_AVX2;
         plan p;
         plan_build(normal, raw->size, extent, &m, &a, &p);
+        if (trial % 3 == 0) /* the 64-bit offsets, as when they do not fit an int32 */
+            p.list.offs32 = NULL;
         kernel_select(&p);
         plan_strided s_count;
         plan_tiles tiles;
@@ -209,6 +213,13 @@ int main(void)
                 far_apart++;
         }
         kinds[p.kind]++;
+        if (p.kind == PLAN_LIST) {
+            lists_runs += p.list.runs > 1;
+            bool prefetched = p.list.runs == 0 && p.list.far;
+            for (int r = 0; r < p.list.runs; r++)
+                prefetched = prefetched || p.list.run[r].far;
+            lists_prefetched += prefetched;
+        }
 
         for (int i = 0; i < SPAN; i++)
             typed[i] = (char)(i * 131 + trial);
@@ -260,11 +271,13 @@ int main(void)
         ir_arena_free(&a);
     }
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
-           "%d of them streamed, %d far apart), list %d (%d as records, %d cut into equal blocks), "
-           "tree %d; SIMD up to %lld bytes\n",
+           "%d of them streamed, %d far apart), list %d (%d as records, %d cut into equal blocks, "
+           "%d of several runs, %d prefetched), tree %d; SIMD up to %lld bytes\n",
            kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, far_apart,
-           kinds[PLAN_LIST], records, cut, kinds[PLAN_TREE], (long long)simd);
-    CHECK(blocked > 100 && cut > 20 && far_apart > 100);
+           kinds[PLAN_LIST], records, cut, lists_runs, lists_prefetched, kinds[PLAN_TREE],
+           (long long)simd);
+    CHECK(blocked > 100 && cut > 20 && far_apart > 100 && lists_runs > 100 &&
+          lists_prefetched > 100);
     if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
         CHECK(transposed > 100 && streamed > 20 && records > 100);
     /* every kernel is reached, so every kernel is checked */
