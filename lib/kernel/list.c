@@ -3,6 +3,20 @@
 
 #include "kernel.h"
 
+/* Block i of a list at `base`, to or from `packed`; returns the packed end. */
+static inline __attribute__((always_inline)) char *
+copy_block_at(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int64_t i,
+              char *base, char *packed, int64_t fixed_len, bool narrow, bool pack)
+{
+    const int64_t len = fixed_len ? fixed_len : lens[i];
+    char *at = base + (narrow ? offs32[i] : offs[i]);
+    if (pack)
+        kernel_copy_block(packed, at, len);
+    else
+        kernel_copy_block(at, packed, len);
+    return packed + len;
+}
+
 /* Blocks of a list at `base`: `len` is a compile-time constant where it is fixed (0: read
  * from `lens`), and so is `narrow`, whether offsets come from the int32 copy. The arrays are
  * passed as locals: stores through char pointers may alias anything, so the compiler would
@@ -16,27 +30,14 @@ copy_blocks(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int
     const int64_t prefetched = n > ahead ? n - ahead : 0;
     int64_t i = 0;
     for (; i < prefetched; i++) {
-        const int64_t len = fixed_len ? fixed_len : lens[i];
         const char *next = base + (narrow ? offs32[i + ahead] : offs[i + ahead]);
         const char *last = next + (fixed_len ? fixed_len : lens[i + ahead]) - 1;
         __builtin_prefetch(next, pack ? 0 : 1, 1); /* unpack: to write, if the ISA can say */
         __builtin_prefetch(last, pack ? 0 : 1, 1);
-        char *at = base + (narrow ? offs32[i] : offs[i]);
-        if (pack)
-            kernel_copy_block(packed, at, len);
-        else
-            kernel_copy_block(at, packed, len);
-        packed += len;
+        packed = copy_block_at(offs, offs32, lens, i, base, packed, fixed_len, narrow, pack);
     }
-    for (; i < n; i++) {
-        const int64_t len = fixed_len ? fixed_len : lens[i];
-        char *at = base + (narrow ? offs32[i] : offs[i]);
-        if (pack)
-            kernel_copy_block(packed, at, len);
-        else
-            kernel_copy_block(at, packed, len);
-        packed += len;
-    }
+    for (; i < n; i++)
+        packed = copy_block_at(offs, offs32, lens, i, base, packed, fixed_len, narrow, pack);
     return packed;
 }
 
