@@ -1,6 +1,8 @@
 #include "exchange.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,7 @@
 #include "../core/sendpath.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
+#include "../plan/overlap.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 
@@ -70,10 +73,102 @@ static span span_of(const coll_block *b, const analysis *a, int block)
                   block};
 }
 
+/* The receive blocks of a call, as the exact test below sees them: each non-empty block's
+ * analysis, count and offset from the first one's buffer. */
+enum { SHAPE_PEERS = 32, SHAPES = 8 };
+typedef struct {
+    int blocks;
+    analysis *types[SHAPE_PEERS]; /* retained while the shape is kept */
+    int64_t counts[SHAPE_PEERS], offsets[SHAPE_PEERS];
+    bool disjoint;
+} call_shape;
+
+static call_shape shapes[SHAPES]; /* the last few shapes tested, round robin */
+static int shapes_kept, shapes_next;
+static pthread_mutex_t shapes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* False if the call has more blocks than a shape holds. */
+static bool shape_of(const coll_block *recv, analysis *const *types, int peers, call_shape *c)
+{
+    c->blocks = 0;
+    const char *origin = NULL;
+    for (int i = 0; i < peers; i++) {
+        if (recv[i].count <= 0 || types[i]->bounds.size <= 0)
+            continue;
+        if (c->blocks == SHAPE_PEERS)
+            return false;
+        origin = origin ? origin : recv[i].buf;
+        c->types[c->blocks] = types[i];
+        c->counts[c->blocks] = recv[i].count;
+        c->offsets[c->blocks++] = (int64_t)((intptr_t)recv[i].buf - (intptr_t)origin);
+    }
+    return true;
+}
+
+static bool same_shape(const call_shape *x, const call_shape *y)
+{
+    return x->blocks == y->blocks &&
+           !memcmp(x->types, y->types, sizeof x->types[0] * (size_t)x->blocks) &&
+           !memcmp(x->counts, y->counts, sizeof x->counts[0] * (size_t)x->blocks) &&
+           !memcmp(x->offsets, y->offsets, sizeof x->offsets[0] * (size_t)x->blocks);
+}
+
+/* Exactly, within lib/plan/overlap.c's budget: the blocks as one sequence of loops over
+ * their types' trees, each at its offset, every run enumerated and sorted. */
+static bool shape_disjoint(const call_shape *c)
+{
+    ir_arena arena;
+    ir_arena_init(&arena, 1 << 16);
+    const ir_node **items = ir_arena_alloc(&arena, sizeof *items * (size_t)c->blocks);
+    bool built = items != NULL;
+    for (int b = 0; b < c->blocks && built; b++)
+        built = (items[b] = ir_loop(&arena, c->offsets[b], c->counts[b],
+                                    c->types[b]->bounds.extent, c->types[b]->normal)) != NULL;
+    const ir_node *all = built ? ir_seq(&arena, 0, c->blocks, items) : NULL;
+    const bool disjoint = all && overlap_instance_disjoint(all);
+    ir_arena_free(&arena);
+    return disjoint;
+}
+
+/* Blocks whose bounding spans interleave (a halo's ghost faces, subarrays of one array)
+ * tested exactly. A halo of 256^3 has 131,072 runs to sort, more work than the call, so the
+ * answer is kept per call shape, with the shape's analyses retained so that a freed type's
+ * address cannot stand for another (at most SHAPES shapes: bounded memory). */
+static bool interleaved_disjoint(const coll_block *recv, analysis *const *types, int peers)
+{
+    call_shape c;
+    if (!shape_of(recv, types, peers, &c))
+        return false;
+    pthread_mutex_lock(&shapes_lock);
+    for (int k = 0; k < shapes_kept; k++)
+        if (same_shape(&shapes[k], &c)) {
+            const bool disjoint = shapes[k].disjoint;
+            pthread_mutex_unlock(&shapes_lock);
+            return disjoint;
+        }
+    pthread_mutex_unlock(&shapes_lock);
+    c.disjoint = shape_disjoint(&c); /* unlocked: two threads may both work it out */
+    for (int b = 0; b < c.blocks; b++)
+        analysis_retain(c.types[b]);
+    pthread_mutex_lock(&shapes_lock);
+    call_shape old = {0};
+    if (shapes_kept == SHAPES)
+        old = shapes[shapes_next];
+    else
+        shapes_kept++;
+    shapes[shapes_next] = c;
+    shapes_next = (shapes_next + 1) % SHAPES;
+    pthread_mutex_unlock(&shapes_lock);
+    for (int b = 0; b < old.blocks; b++)
+        analysis_release(old.types[b]);
+    return c.disjoint;
+}
+
 /* Whether no two receive blocks write the same byte. Blocks whose spans do not meet are
  * disjoint; blocks that interleave (Alltoall of a transpose's columns: each peer's block
  * starts one column after the last) are disjoint if they are all of one type and together
- * are one run of consecutive instances, which a single unpack of the total count writes. */
+ * are one run of consecutive instances, which a single unpack of the total count writes;
+ * others are tested exactly (interleaved_disjoint). */
 static bool receives_disjoint(const coll_block *recv, analysis *const *types, int peers)
 {
     span *spans = mc_malloc((size_t)peers * sizeof *spans);
@@ -103,7 +198,7 @@ static bool receives_disjoint(const coll_block *recv, analysis *const *types, in
         total += b->count;
     }
     free(spans);
-    return run && analysis_unpack_disjoint(a, total);
+    return (run && analysis_unpack_disjoint(a, total)) || interleaved_disjoint(recv, types, peers);
 }
 
 static void give_back(exchange *x)
