@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/forklock.h"
 #include "../core/device.h"
 #include "../core/sendpath.h"
 #include "../core/stats.h"
@@ -86,6 +87,10 @@ typedef struct {
 static call_shape shapes[SHAPES]; /* the last few shapes tested, round robin */
 static int shapes_kept, shapes_next;
 static pthread_mutex_t shapes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void exchange_fork_lock(void) { pthread_mutex_lock(&shapes_lock); }
+
+void exchange_fork_unlock(bool child) { forklock_release(&shapes_lock, child); }
 
 /* False if the call has more blocks than a shape holds. */
 static bool shape_of(const coll_block *recv, analysis *const *types, int peers, call_shape *c)

@@ -107,6 +107,11 @@ typedef struct {
     exchange_kind kind;
 } exchange_form;
 
+/* The lock of the receive-shape answers (exchange.c), held across fork()
+ * (interpose/fork.c). */
+void exchange_fork_lock(void);
+void exchange_fork_unlock(bool child);
+
 /* NULL: not carried. */
 exchange *exchange_start(int peers, const coll_block *send, const coll_block *recv,
                          const exchange_form *form);

@@ -1,10 +1,12 @@
 /* fork(): a thread that forks while another holds one of memcomm's locks would leave the child
  * with that lock held for ever. The handlers take every global lock before the fork, in the
  * one order memcomm ever nests them (requests, then the type cache, the constructions, the
- * buffer pool and the loaded-objects query of device.h), and release them after it: the parent unlocks them, the child, whose one
+ * buffer pool, the loaded-objects query of device.h and the collectives' receive shapes),
+ * and release them after it: the parent unlocks them, the child, whose one
  * thread does not own them, makes them anew. */
 #include <pthread.h>
 
+#include "../coll/exchange.h"
 #include "../core/constructions.h"
 #include "../core/device.h"
 #include "../core/typecache.h"
@@ -18,10 +20,12 @@ static void before_fork(void)
     constructions_fork_lock();
     bufpool_fork_lock();
     device_fork_lock();
+    exchange_fork_lock();
 }
 
 static void in_parent(void)
 {
+    exchange_fork_unlock(false);
     device_fork_unlock(false);
     bufpool_fork_unlock(false);
     constructions_fork_unlock(false);
@@ -31,6 +35,7 @@ static void in_parent(void)
 
 static void in_child(void)
 {
+    exchange_fork_unlock(true);
     device_fork_unlock(true);
     bufpool_fork_unlock(true);
     constructions_fork_unlock(true);
