@@ -85,18 +85,22 @@ walk(const plan *p, char *typed, int64_t count, char *packed, bool narrow, bool 
     }
 }
 
-void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed)
+/* The walk on the list's int32 offsets where it has them (`narrow` a constant in each). */
+static inline __attribute__((always_inline)) void
+walk_offsets(const plan *p, char *typed, int64_t count, char *packed, bool pack)
 {
     if (p->list.offs32)
-        walk(p, typed, count, packed, true, true);
+        walk(p, typed, count, packed, true, pack);
     else
-        walk(p, typed, count, packed, false, true);
+        walk(p, typed, count, packed, false, pack);
+}
+
+void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed)
+{
+    walk_offsets(p, typed, count, packed, true);
 }
 
 void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed)
 {
-    if (p->list.offs32)
-        walk(p, typed, count, packed, true, false);
-    else
-        walk(p, typed, count, packed, false, false);
+    walk_offsets(p, typed, count, packed, false);
 }

@@ -38,10 +38,7 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack)
 {
     char *base = typed + s->off;
     if (s->ndims == 0) {
-        if (pack)
-            memcpy(packed, base, (size_t)block);
-        else
-            memcpy(base, packed, (size_t)block);
+        copy_one(base, packed, block, pack);
         return;
     }
     const int inner = s->ndims - 1;
