@@ -116,25 +116,26 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         (long long)p->page_size, (long long)pages, pages >= p->tlb_entries ? ">=" : "<",
         (long long)p->tlb_entries);
     if (transposed) {
-        char tiles[256];
-        const long long row = (long long)p->tile_bytes, tile_pages = (long long)tr.tile_pages,
+        char bands[256];
+        const long long row = (long long)p->tile_bytes, band_pages = (long long)tr.tile_pages,
                         stlb = (long long)p->stlb_entries;
         const char *why = tr.bound == TILE_MATRIX ? "the matrix needs no more"
-                                                  : "rows of the machine's tile row";
+                                                  : "as many as the machine's tile row holds elements";
         if (tr.bound == TILE_STLB)
-            snprintf(tiles, sizeof tiles,
+            snprintf(bands, sizeof bands,
                      "fewer than the machine's %lld B tile row allows, so that their %lld pages "
                      "fit the second-level TLB (%lld entries)",
-                     row, tile_pages, stlb);
+                     row, band_pages, stlb);
         else
-            snprintf(tiles, sizeof tiles,
+            snprintf(bands, sizeof bands,
                      "%s (tile row %lld B), touching %lld pages (second-level TLB %lld entries)",
-                     why, row, tile_pages, stlb);
+                     why, row, band_pages, stlb);
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
-                "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; tiles of "
-                "%lld x %lld elements: %s; %s\n",
+                "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; bands of "
+                "%lld rows: %s, each walked in strips %lld input lines wide; %s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
-            (long long)kernel_transpose_bytes(p), (long long)tr.tile, (long long)tr.tile, tiles,
+            (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
+            (long long)plan_transpose_strip_lines(tr.stream),
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
                       : "cached stores: the call moves less than the streaming threshold");
     }

@@ -5,8 +5,8 @@
  * matrix transpose, an FFT redistribution) touches one element per cache line and one line
  * per page in its inner loop. Here a micro-tile of rows is loaded with full-width loads,
  * transposed in registers, and stored as whole 64-byte output lines, so every line is read
- * and written once. Micro-tiles are grouped into tiles of `tile` x `tile` elements
- * (plan_transpose_for): rows long enough for the prefetchers, pages few enough for the TLB.
+ * and written once. Micro-tiles are walked in bands of `tile` rows (plan_transpose_for: pages
+ * few enough for the TLB), each band strip by strip (see TRANSPOSE_WALK).
  * With `stream`, the output lines go out with non-temporal stores: they bypass the caches
  * and skip the read-for-ownership, which is what memcpy does for large copies.
  *
@@ -254,43 +254,54 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
     return k < n ? k : n;
 }
 
-/* How far ahead in each input row the walk prefetches: the micro-tiles read 8 or 16 rows at
- * once, more streams than the hardware prefetcher follows. Prefetches never fault, so past
- * a row's end is harmless. */
-#define PREFETCH_AHEAD 128
+/* The walk goes down strips of input columns: a strip is a few input lines wide, so its
+ * output is that many lines' worth of output rows, each written front to back (a few streams
+ * the hardware follows), while the input rows, one per micro-tile row and more than the
+ * prefetchers follow, are prefetched by hand PREFETCH_TILES micro-tiles down, into L2. How
+ * wide a strip is, the plan says (plan_transpose_strip_lines). Against square tiles walked
+ * row by row (the walk before 2026-11-25), on the AMD EPYC (Zen 5) VM, bench pack: see
+ * docs/results/2026-11-25-strip. Prefetching 4 micro-tiles down instead of 2, or into L1,
+ * gained nothing (a throwaway program, not kept). */
+#define PREFETCH_TILES 2
 
-/* The tiled walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose
- * output lines are MR * ELEM = 64 bytes). Micro-tiles start at the first column whose input
- * rows are line-aligned (a wide load that splits two lines costs two) and, when streaming,
- * at the first row whose output lines are aligned, as non-temporal stores need; the rows
- * and columns before those, and the partial micro-tiles at the ends, are edges. */
+/* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
+ * lines are MR * ELEM = 64 bytes): bands of `tile` rows, each walked strip by strip.
+ * Micro-tiles start at the first column whose input rows are line-aligned (a wide load that
+ * splits two lines costs two) and, when streaming, at the first row whose output lines are
+ * aligned, as non-temporal stores need; the rows and columns before those, and the partial
+ * micro-tiles at the ends, are edges. Prefetches never fault, so past the last row is
+ * harmless. */
 
 #define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO)                                      \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
                                                      int64_t tile, bool stream)                \
     {                                                                                          \
-        tile = tile < 16 ? 16 : tile / 16 * 16; /* whole micro-tiles: MR, MC divide 16 */     \
+        tile = tile < (MR) ? (MR) : tile / (MR) * (MR); /* whole micro-tiles */               \
+        const int64_t line = 64 / (ELEM);               /* elements per input line */          \
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
         const bool nt = stream && dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                \
+        const int64_t strip = line * plan_transpose_strip_lines(nt);                         \
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
             const int64_t r1 = r0 + tile < r_hi ? r0 + tile : r_hi;                            \
-            for (int64_t c0 = c_lo; c0 < c_hi; c0 += tile) {                                   \
-                const int64_t c1 = c0 + tile < c_hi ? c0 + tile : c_hi;                        \
-                for (int64_t r = r0; r < r1; r += (MR))                                        \
+            for (int64_t c0 = c_lo; c0 < c_hi; c0 += strip) {                                  \
+                const int64_t c1 = c0 + strip < c_hi ? c0 + strip : c_hi;                      \
+                for (int64_t r = r0; r < r1; r += (MR)) {                                      \
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
                         const char *s = src + r * sp + c * (ELEM);                             \
                         char *d = dst + c * dp + r * (ELEM);                                   \
-                        for (int q = 0; q < (MR); q++) /* each input row, 2 lines on */        \
-                            _mm_prefetch(s + q * sp + PREFETCH_AHEAD, _MM_HINT_T0);            \
+                        if ((c - c0) % line == 0) /* each input line, just before its use */   \
+                            for (int q = 0; q < (MR); q++)                                     \
+                                _mm_prefetch(s + (PREFETCH_TILES * (MR) + q) * sp, _MM_HINT_T1); \
                         if (nt)                                                                \
                             MICRO(s, sp, d, dp, true);                                         \
                         else                                                                   \
                             MICRO(s, sp, d, dp, false);                                        \
                     }                                                                          \
+                }                                                                              \
             }                                                                                  \
         }                                                                                      \
         if (nt)                                                                                \

@@ -195,12 +195,13 @@ static int64_t tile_pages(int64_t n, int64_t pitch, int64_t row_bytes, int64_t p
     return ((n - 1) * pitch + row_bytes + page_size - 1) / page_size;
 }
 
-/* Pages a square tile of `tile` elements a side touches, input and output. */
-static int64_t square_tile_pages(int64_t tile, int64_t elem, int64_t in_pitch,
-                                 int64_t out_pitch, int64_t page_size)
+/* Pages one strip of a band touches: `band` input rows, `strip` elements of each, and the
+ * `strip` output rows they fill, `band` elements of each. */
+static int64_t band_strip_pages(int64_t band, int64_t strip, int64_t elem, int64_t in_pitch,
+                                int64_t out_pitch, int64_t page_size)
 {
-    return tile_pages(tile, in_pitch, tile * elem, page_size) +
-           tile_pages(tile, out_pitch, tile * elem, page_size);
+    return tile_pages(band, in_pitch, strip * elem, page_size) +
+           tile_pages(strip, out_pitch, band * elem, page_size);
 }
 
 bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out)
@@ -214,15 +215,21 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
     /* rows on lines of their own, and at least one whole micro-tile each way */
     if (s->stride[k - 2] != elem || llabs(s_i) < p->line_size || n_o < 16 || n_i < 16)
         return false;
-    /* the tile whose rows run the machine's tile row, halved while its input and output pages
-     * overflow the second-level TLB, and no larger than the matrix needs (a multiple of 16
-     * elements: whole micro-tiles) */
+    int64_t bytes = elem;
+    for (int d = 0; d < k; d++)
+        if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
+            bytes = INT64_MAX;
+    out->stream = bytes > p->stream_bytes;
+    /* the band of as many rows as the machine's tile row holds elements, halved while one
+     * strip's input and output pages overflow the second-level TLB, and no larger than the
+     * matrix needs (a multiple of 16 rows: whole micro-tiles) */
     const int64_t out_pitch = n_i * elem;
+    const int64_t strip = plan_transpose_strip_lines(out->stream) * p->line_size / elem;
     int64_t tile = 16;
     while (tile * 2 * elem <= p->tile_bytes && tile * 2 <= 1024)
         tile *= 2;
     out->bound = TILE_ROW_BYTES;
-    while (tile > 16 && square_tile_pages(tile, elem, s_i, out_pitch, p->page_size) >
+    while (tile > 16 && band_strip_pages(tile, strip, elem, s_i, out_pitch, p->page_size) >
                             p->stlb_entries) {
         tile /= 2;
         out->bound = TILE_STLB;
@@ -232,12 +239,7 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
         out->bound = TILE_MATRIX;
     }
     out->tile = tile;
-    out->tile_pages = square_tile_pages(tile, elem, s_i, out_pitch, p->page_size);
-    int64_t bytes = elem;
-    for (int d = 0; d < k; d++)
-        if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
-            bytes = INT64_MAX;
-    out->stream = bytes > p->stream_bytes;
+    out->tile_pages = band_strip_pages(tile, strip, elem, s_i, out_pitch, p->page_size);
     return true;
 }
 

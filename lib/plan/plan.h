@@ -66,23 +66,34 @@ typedef struct {
 } plan_tiles;
 
 /* A transposing copy dst[c * dp + r * elem] = src[r * sp + c * elem] (r < rows, c < cols;
- * pitches in bytes) through SIMD registers (kernel/transpose.c), in tiles of `tile` x `tile`
- * elements, with non-temporal stores when `stream`. */
+ * pitches in bytes) through SIMD registers (kernel/transpose.c), in bands of `tile` rows, each
+ * walked in strips of input columns (plan_transpose_strip_lines), with non-temporal stores
+ * when `stream`. */
 typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_t dp,
                                   int64_t rows, int64_t cols, int64_t tile, bool stream);
 
+/* How many input lines wide a transpose's strips are: one with cached stores (output rows a
+ * power-of-two pitch apart share an L1 set, and more of them than its ways evict each other
+ * before their lines are filled), 4 with streamed stores, which bypass L1. On the AMD EPYC
+ * VM, 512^2 and 1024^2 doubles packed warm, 4 lines cached ran at half the speed of one,
+ * and one line streamed at 0.6x of 4 (a throwaway program, not kept). */
+static inline int64_t plan_transpose_strip_lines(bool stream)
+{
+    return stream ? 4 : 1;
+}
+
 /* How a transpose-like walk (the outer of the innermost two dims steps by one element, the
- * inner by a row pitch) is copied: square tiles whose rows run the machine's tile row bytes
- * (MACHINE_TILE), fewer when the tile's input and output pages would not fit the second-level
- * TLB or the matrix is smaller; streamed when the call moves more than the machine's streaming
- * threshold. */
+ * inner by a row pitch) is copied: bands of as many rows as the machine's tile row bytes hold
+ * elements (MACHINE_TILE), fewer when one strip's input and output pages would not fit the
+ * second-level TLB or the matrix is smaller; streamed when the call moves more than the
+ * machine's streaming threshold. */
 typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
 
 typedef struct {
-    int64_t tile;
+    int64_t tile; /* rows of a band */
     bool stream;
-    int64_t tile_pages;    /* pages one tile touches, input and output */
-    plan_tile_bound bound; /* what set the tile */
+    int64_t tile_pages;    /* pages one strip of a band touches, input and output */
+    plan_tile_bound bound; /* what set the band */
 } plan_transpose;
 
 /* Records: a list whose fields lie within 16 bytes and pack into at most 16, moved with one

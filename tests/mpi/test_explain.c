@@ -43,17 +43,20 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
     } else {
         CHECK_SAYS(t, "kernel: transpose");
-        /* 2 KiB rows would be 256 doubles: 512 pages, halved to fit the 256 STLB entries */
-        CHECK_SAYS(t, "tiles of 128 x 128 elements: fewer than the machine's 2048 B tile row "
-                      "allows, so that their 256 pages fit the second-level TLB (256 entries)");
+        /* 2 KiB rows would be bands of 256 doubles: a strip 4 lines wide touches 256 input
+         * pages and 32 output pages, halved to fit the 256 STLB entries */
+        CHECK_SAYS(t, "bands of 128 rows: fewer than the machine's 2048 B tile row allows, so "
+                      "that their 160 pages fit the second-level TLB (256 entries), each walked "
+                      "in strips 4 input lines wide");
         CHECK_SAYS(t, "non-temporal stores");
-        /* 64 x 64 doubles: one tile holds the matrix */
+        /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
+         * apart (8 pages) and fills 8 output rows (1 page) */
         MPI_Datatype small_column, small;
         MPI_Type_vector(64, 1, 64, MPI_DOUBLE, &small_column);
         MPI_Type_create_resized(small_column, 0, sizeof(double), &small);
         MPI_Type_commit(&small);
-        CHECK_SAYS(explain(small, 64), "tiles of 64 x 64 elements: the matrix needs no more "
-                                       "(tile row 2048 B), touching 16 pages");
+        CHECK_SAYS(explain(small, 64), "bands of 64 rows: the matrix needs no more (tile row "
+                                       "2048 B), touching 9 pages");
         CHECK_SAYS(explain(small, 64), "cached stores");
         MPI_Type_free(&small_column);
         MPI_Type_free(&small);

@@ -36,17 +36,27 @@ def test_a_naive_transpose_misses_everything_once_rows_are_pages() -> None:
     assert small["TLB misses"] == 32 and small["far jumps"] == 0  # 32 pages per sweep
 
 
-def test_memcomm_tiles_a_transpose_and_reads_each_line_once() -> None:
+def test_memcomm_transposes_in_strips_and_reads_each_line_once() -> None:
     n2 = 4096 * 4096
     c = counts(Layout.parse("transpose:4096"), "memcomm")
-    # tiles of 256 (2 KiB rows): 256 input pages and 256 output pages fit the 1536 STLB
-    # entries; each tile's pages are walked once (a band of tiles spans 4096 pages), and each
-    # output line misses the 91 first-level entries again
+    # 128 MiB streamed: strips 4 lines (32 doubles) wide, each row's piece a stream of its
+    # own; a strip's 256 input pages and 32 output pages fit the STLB but not the 91
+    # first-level entries, so every line read or written misses those, and each of the
+    # matrix's and the copy's 32768 pages is found once, by a page walk
     assert c["far lines"] == n2 / 8 and c["L1 lines"] == n2 * 7 / 8
-    assert c["far jumps"] == n2 / 256
-    tiles = (4096 // 256) ** 2
-    assert c["page walks"] == tiles * 512 and c["TLB misses"] == n2 / 8 - tiles * 512
-    # a second-level TLB of 256 entries halves the tile: 128 x 128, 256 pages, walked once
+    assert c["far jumps"] == n2 / 32
+    assert c["page walks"] == 2 * 32768 and c["TLB misses"] == 2 * n2 / 8 - 2 * 32768
+    # cached stores (below the streaming threshold): strips one line wide, 4x the jumps
+    cached = dict(
+        zip(
+            FEATURES,
+            Layout.parse("transpose:4096").features(Machine(tlb=91, stream=1 << 30), "memcomm"),
+            strict=True,
+        )
+    )
+    assert cached["far jumps"] == n2 / 8 and cached["page walks"] == 2 * 32768
+    # the band's height does not change what is counted: a second-level TLB of 256 entries
+    # halves it to 128 rows (160 pages a strip), and the counts stay
     small = dict(
         zip(
             FEATURES,
@@ -54,7 +64,7 @@ def test_memcomm_tiles_a_transpose_and_reads_each_line_once() -> None:
             strict=True,
         )
     )
-    assert small["far jumps"] == n2 / 128 and small["page walks"] == (4096 // 128) ** 2 * 256
+    assert small == c
 
 
 def test_power_of_two_strides_use_fewer_cache_sets() -> None:

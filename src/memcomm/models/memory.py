@@ -22,10 +22,11 @@ the pack makes:
 - A walk whose innermost step is longer than the next (a transpose) is read by the MPI in
   sweeps down the innermost step: each line is reused across the outer steps it holds only
   while one sweep's lines stay in a cache, and every page of a sweep misses the TLB once a
-  sweep touches more pages than the TLB holds. memcomm transposes such walks in tiles
-  (plan.c's rule: rows of TILE_BYTES, pages within the STLB), so each line is read once and
-  each tile's pages miss once; within a tile of more pages than the first-level TLB holds,
-  each output line misses it again and finds its page in the STLB.
+  sweep touches more pages than the TLB holds. memcomm transposes such walks in bands of
+  rows walked in strips a few lines wide (plan.c's rule: bands of TILE_BYTES' worth of rows,
+  a strip's pages within the STLB), so each line is read once and each page found once;
+  when a strip's pages outnumber the first-level TLB, each line misses it again and finds
+  its page in the STLB.
 The pages a walk cycles through miss the first-level TLB once they outnumber its entries,
 and need a page walk once they outnumber the second level's (STLB). Other walks are not
 modelled. The costs are non-negative and fitted to relative errors.
@@ -70,6 +71,7 @@ class Machine:
     l2: int = 1 << 20
     stlb: int = STLB_ENTRIES
     tile: int = 2048  # bytes of a transpose tile's row (MACHINE_TILE; default half a page)
+    stream: int = 8 << 20  # copies of more bytes stream their stores (MACHINE_STREAM)
 
     @classmethod
     def of(cls, model: Mapping[str, object]) -> Machine:
@@ -88,6 +90,7 @@ class Machine:
             value("L2_SIZE", 1 << 20),
             value("STLB_ENTRIES", STLB_ENTRIES),
             value("TILE_BYTES", value("PAGE_SIZE", 4096) // 2),
+            value("STREAM_BYTES", 8 * value("L2_SIZE", 1 << 20)),
         )
 
 
@@ -240,7 +243,7 @@ def _sweeps(steps: list[tuple[int, int]], block: int, m: Machine, engine: str) -
     matrix_pages = reps * math.ceil(((n_in - 1) * s_in + (n_out - 1) * s_out + block) / m.page)
     tiled = engine == "memcomm" and s_out == block and s_in >= m.line and min(n_out, n_in) >= 16
     if tiled:
-        return _tiles(n_out, n_in, s_in, block, reps, distinct, where, matrix_pages, m)
+        return _bands(n_out, n_in, s_in, block, reps, distinct, where, matrix_pages, m)
     accesses = elements * lines_per_block
     sweep = n_in * lines_per_block * m.line * _conflict(s_in, block, m)
     if s_out < m.line and sweep <= m.l2:  # a line stays for the outer steps it holds
@@ -259,45 +262,48 @@ def _sweeps(steps: list[tuple[int, int]], block: int, m: Machine, engine: str) -
     ]
 
 
-def _tiles(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: float,
+def _bands(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: float,
            where: str, matrix_pages: float, m: Machine) -> list[float]:  # fmt: skip
-    """memcomm's transpose (plan.c): t x t tiles, t the largest power of two from 16 whose
-    rows run at most the machine's tile row, halved while the tile's input and output pages
-    overflow the STLB, and no larger than the matrix needs; each line is read once, from where
-    the matrix sits. Each tile's pages are missed once; when they outnumber the first-level
-    TLB, each output line misses it again, in the STLB."""
+    """memcomm's transpose (plan.c, kernel/transpose.c): bands of t rows, t the largest power
+    of two from 16 up to the machine's tile row in elements, halved while one strip's input
+    and output pages overflow the STLB, and no larger than the matrix needs. A band is walked
+    in strips of input lines (one line wide with cached stores, 4 streamed), so each line is
+    read once, from where the matrix sits, and each row's piece of a strip starts a new
+    stream (a jump). A strip cycles through its rows' pages and its output rows' pages: when
+    they outnumber the first-level TLB, each line read or written misses it and finds its page
+    in the STLB. Each page of the matrix and of the copy is first found by a page walk once
+    the two outnumber the STLB."""
 
-    def pages(t: int, pitch: int) -> int:
+    def pages(rows: int, pitch: int, row_bytes: int) -> int:
         if pitch >= m.page:
-            return t * math.ceil(t * block / m.page)
-        return math.ceil(((t - 1) * pitch + t * block) / m.page)
+            return rows * math.ceil(row_bytes / m.page)
+        return math.ceil(((rows - 1) * pitch + row_bytes) / m.page)
 
-    def tile_pages(t: int) -> int:
-        return pages(t, s_in) + pages(t, n_in * block)
-
-    tile = 16
-    while tile * 2 * block <= m.tile and tile * 2 <= 1024:
-        tile *= 2
-    while tile > 16 and tile_pages(tile) > m.stlb:
-        tile //= 2
-    while tile > 16 and tile // 2 >= n_out and tile // 2 >= n_in:
-        tile //= 2
     elements = reps * n_out * n_in
+    streamed = elements * block > m.stream
+    strip = max((4 if streamed else 1) * m.line // block, 1)
+
+    def strip_pages(t: int) -> int:
+        return pages(t, s_in, strip * block) + pages(strip, n_in * block, t * block)
+
+    band = 16
+    while band * 2 * block <= m.tile and band * 2 <= 1024:
+        band *= 2
+    while band > 16 and strip_pages(band) > m.stlb:
+        band //= 2
+    while band > 16 and band // 2 >= n_out and band // 2 >= n_in:
+        band //= 2
     accesses = elements * math.ceil(block / m.line)
-    tiles = reps * math.ceil(n_out / tile) * math.ceil(n_in / tile)
-    # the pages under a band of tiles across the matrix, in and out, stay in the STLB or not
-    band = pages(tile, s_in) * math.ceil(n_out * block / m.page) + pages(
-        tile, n_in * block
-    ) * math.ceil(n_in * block / m.page)
-    first = float(tiles * tile_pages(tile)) if band > m.tlb else 2 * matrix_pages
-    again = max(elements * block / m.line - first, 0.0) if tile_pages(tile) > m.tlb else 0.0
-    hits, walks = _tlb(first, band, m)
+    first = 2 * matrix_pages  # the matrix's pages and the copy's
+    hits, walks = _tlb(first, first, m)
+    lines = 2 * elements * block / m.line  # read and written
+    again = max(lines - first, 0.0) if strip_pages(band) > m.tlb else 0.0
     reads: dict[str, float] = {"L1": accesses - distinct}
     reads[where] = reads.get(where, 0.0) + distinct
     return [
         float(elements),
         *_reads(reads),
-        float(elements / tile if where == "far" else 0),
+        float(elements / strip if where == "far" else 0),
         hits + again,
         walks,
     ]
