@@ -151,6 +151,7 @@ int main(void)
     static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
     int kinds[4] = {0}, blocked = 0, transposed = 0, streamed = 0, records = 0, cut = 0;
     int far_apart = 0; /* plain strided walks of small blocks at least 2 KiB apart */
+    int grouped = 0;   /* plain strided packs into 32-byte stores, with blocks left over */
     int lists_runs = 0, lists_prefetched = 0; /* lists of several runs; with runs prefetched */
     const int64_t simd = machine_get()->value[MACHINE_SIMD];
     machine tiny = *machine_get();
@@ -207,10 +208,13 @@ int main(void)
                 streamed += tr.stream;
             } else if (plan_tiles_for(&s_count, p.page_size, p.tlb_entries, p.line_size, &tiles))
                 blocked++;
-            else if (s_count.ndims > 0 && s_count.block <= 256 &&
-                     llabs(s_count.stride[s_count.ndims - 1]) >= 2048 &&
-                     s_count.count[s_count.ndims - 1] > 4)
-                far_apart++;
+            else if (s_count.ndims > 0) {
+                const int64_t n = s_count.count[s_count.ndims - 1];
+                far_apart += s_count.block <= 256 &&
+                             llabs(s_count.stride[s_count.ndims - 1]) >= 2048 && n > 4;
+                grouped += p.pack != kernel_strided_pack_for(s_count.block, MACHINE_SIMD_SCALAR) &&
+                           n > 8 && n % 8 != 0;
+            }
         }
         kinds[p.kind]++;
         if (p.kind == PLAN_LIST) {
@@ -271,15 +275,15 @@ int main(void)
         ir_arena_free(&a);
     }
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
-           "%d of them streamed, %d far apart), list %d (%d as records, %d cut into equal blocks, "
+           "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
            "%d of several runs, %d prefetched), tree %d; SIMD up to %lld bytes\n",
            kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, far_apart,
-           kinds[PLAN_LIST], records, cut, lists_runs, lists_prefetched, kinds[PLAN_TREE],
+           grouped, kinds[PLAN_LIST], records, cut, lists_runs, lists_prefetched, kinds[PLAN_TREE],
            (long long)simd);
     CHECK(blocked > 100 && cut > 20 && far_apart > 100 && lists_runs > 100 &&
           lists_prefetched > 100);
     if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
-        CHECK(transposed > 100 && streamed > 20 && records > 100);
+        CHECK(transposed > 100 && streamed > 20 && records > 100 && grouped > 100);
     /* every kernel is reached, so every kernel is checked */
     CHECK(kinds[PLAN_CONTIG] > 100 && kinds[PLAN_STRIDED] > 100 && kinds[PLAN_LIST] > 100 &&
           kinds[PLAN_TREE] > 100);
