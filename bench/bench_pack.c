@@ -263,6 +263,10 @@ static int verify(const pattern *p, int64_t bytes, char *ref, char *out)
     return failures;
 }
 
+/* The methods --methods names (all by default). Each method's footprint is in the caches
+ * when the next one starts; with only some of them the others' do not shape the figures. */
+static bool method_selected[METHODS];
+
 /* Every method in turn within each repetition, so that a slow spell of this (shared, noisy)
  * machine hits all methods alike and the ratios of medians stay fair. */
 static int measure(const pattern *p, int reps)
@@ -283,7 +287,8 @@ static int measure(const pattern *p, int reps)
         for (int run_index = 0; run_index < RUNS; run_index++) {
             const bool pack = run_index < METHODS;
             const int method = run_index % METHODS;
-            if ((method == M_BLOCKED && !p->blocked) || (!pack && method <= M_LINES))
+            if ((method == M_BLOCKED && !p->blocked) || (!pack && method <= M_LINES) ||
+                !method_selected[method])
                 continue; /* memcpy and lines have no direction: measured once */
             /* unpacks read the MPI's packed bytes, so the array keeps its values; no copy
              * runs in between, which would leave the caches other than the packs find them */
@@ -349,11 +354,28 @@ static void make_transpose(pattern *p, int64_t n, bool is_double)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    static const char *const known[] = {"--reps", "--sizes", "--scale", "--only", NULL};
+    static const char *const known[] = {"--reps", "--sizes", "--scale", "--only", "--methods",
+                                        NULL};
     if (!bench_options_known(argc, argv, known)) {
         fprintf(stderr, "usage: bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] "
-                        "[--only SUBSTRING]\n");
+                        "[--only SUBSTRING] [--methods memcpy,memcomm,...]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *methods = bench_option(argc, argv, "--methods", "");
+    for (int m = 0; m < METHODS; m++)
+        method_selected[m] = !*methods;
+    for (const char *at = methods; *at;) {
+        const size_t len = strcspn(at, ",");
+        int m = 0;
+        while (m < METHODS && (strlen(method_names[m]) != len || strncmp(at, method_names[m], len)))
+            m++;
+        if (m == METHODS) {
+            fprintf(stderr, "bench_pack: unknown method in --methods: %.*s (methods: memcpy, "
+                            "lines, mpi, manual, manual-blocked, memcomm)\n", (int)len, at);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        method_selected[m] = true;
+        at += len + (at[len] == ',');
     }
     const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
     const int64_t scale = atoll(bench_option(argc, argv, "--scale", "1"));

@@ -191,6 +191,9 @@ def program_arguments(
             program += ["--slabs", parameters["slabs"], "--halos", parameters["halos"]]
         if args.only:
             program += ["--only", args.only]
+        if experiment.name == "pack" and args.methods:
+            parameters["methods"] = args.methods
+            program += ["--methods", args.methods]
         if experiment.name == "em3d" and args.span:
             parameters["span"] = args.span
             program += ["--span", str(args.span)]
@@ -912,6 +915,13 @@ def parser() -> argparse.ArgumentParser:
             )
             p.add_argument(
                 "--only", default="", help="pack, pingpong, collectives: patterns containing this"
+            )
+            p.add_argument(
+                "--methods",
+                default="",
+                help="pack: only these methods, comma-separated (memcpy, lines, mpi, manual, "
+                "manual-blocked, memcomm; default all): each leaves its arrays in the caches "
+                "the next one finds",
             )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(

@@ -51,6 +51,15 @@ def test_unpack_rows_borrow_the_undirected_baselines() -> None:
     assert "0.67" in table.splitlines()[2]  # unpack/pack: 0.004 / 0.006
 
 
+def test_pack_table_leaves_out_the_ratios_to_methods_not_run() -> None:
+    # bench pack --methods memcpy,memcomm: no MPI, no lines to compare with
+    (row,) = report.pack_rows([record("memcpy", [0.002]), record("memcomm", [0.004])])
+    cells = report.pack_table([row]).splitlines()[2].split()
+    assert cells[-3:] == ["-", "50%", "-"]
+    text = report.across_mpis([{**r, "mpi": "mpich"} for r in [record("memcomm", [0.004])]])
+    assert text.splitlines()[3].split()[1:6] == ["8.00", "-", "2.00", "-", "-"]
+
+
 def test_summary_gives_geomean_and_worst_pattern() -> None:
     rows = report.pack_rows(
         [

@@ -103,8 +103,8 @@ def pack_columns(
         cells = [r.pattern, f"{r.bytes / 1e6:.2f}"]
         cells += [_gbps(r, m, direction) for m in ["memcpy", "lines", *methods]]
         cells += [
-            f"{r.ratio('memcomm', 'mpi', direction):.2f}x",
-            f"{r.ratio('memcomm', 'memcpy', direction) * 100:.0f}%",
+            f"{r.ratio('memcomm', 'mpi', direction):.2f}x" if r.has("mpi", direction) else "-",
+            f"{r.ratio('memcomm', 'memcpy', direction) * 100:.0f}%" if r.has("memcpy") else "-",
             f"{r.ratio('memcomm', 'lines', direction) * 100:.0f}%" if r.has("lines") else "-",
         ]
         if direction == "unpack":
@@ -195,10 +195,10 @@ def across_mpis(records: Iterable[dict[str, Any]], markdown: bool = False) -> st
                 cells += ["-"] * 5
                 continue
             cells += [
-                f"{r.gbps('mpi'):.2f}",
+                _gbps(r, "mpi", "pack"),
                 f"{r.gbps('memcomm'):.2f}",
-                f"{r.ratio('memcomm', 'mpi'):.2f}x",
-                f"{r.ratio('memcomm', 'memcpy') * 100:.0f}%",
+                f"{r.ratio('memcomm', 'mpi'):.2f}x" if r.has("mpi") else "-",
+                f"{r.ratio('memcomm', 'memcpy') * 100:.0f}%" if r.has("memcpy") else "-",
                 f"{r.ratio('memcomm', 'lines') * 100:.0f}%" if r.has("lines") else "-",
             ]
         unpack = [
