@@ -233,7 +233,7 @@ static void detect(void)
     if (detected.source[MACHINE_TILE] == NULL) /* from the page finally in the model */
         set(MACHINE_TILE, detected.value[MACHINE_PAGE] / 2, "page / 2");
     if (detected.source[MACHINE_STREAM] == NULL) /* from the L2 finally in the model */
-        set(MACHINE_STREAM, 8 * detected.value[MACHINE_L2], "8 x L2");
+        set(MACHINE_STREAM, 4 * detected.value[MACHINE_L2], "4 x L2");
 }
 
 const machine *machine_get(void)

@@ -20,7 +20,11 @@ typedef enum { MACHINE_PAGE, MACHINE_TLB, MACHINE_LINE, MACHINE_L1, MACHINE_L2, 
 /* MACHINE_STREAM: calls that move more bytes than this write with non-temporal stores. Below
  * it the output may still be in a cache (a send buffer reused every step), where streaming
  * stores must first evict it and are slower than plain ones; above it, it cannot be.
- * Default 8 x L2 (on the development VM the crossover lies between 8 and 33 MB, L2 2 MB).
+ * Default 4 x L2. On the Intel VM of 2026-11-22 the crossover lay between 8 and 33 MB (L2 2
+ * MB). On the AMD EPYC VM (L2 1 MB), with transposes walked in strips (2026-11-25), the
+ * ping-pong of a 1024^2 transpose (8 MB) ran 1.15-1.2x faster streamed, and of 512^2 (2 MB)
+ * 1.3x slower: the receiver's copy then finds the packed bytes in memory, not in a cache
+ * (`MEMCOMM_STREAM_BYTES=2M` / `1M` against 8M, bench pingpong, two runs each).
  *
  * MACHINE_COPY: bytes per second of a large copy; 0 until probed (for the models, not the
  * planner).

@@ -71,7 +71,7 @@ class Machine:
     l2: int = 1 << 20
     stlb: int = STLB_ENTRIES
     tile: int = 2048  # bytes of a transpose tile's row (MACHINE_TILE; default half a page)
-    stream: int = 8 << 20  # copies of more bytes stream their stores (MACHINE_STREAM)
+    stream: int = 4 << 20  # copies of more bytes stream their stores (MACHINE_STREAM)
 
     @classmethod
     def of(cls, model: Mapping[str, object]) -> Machine:
@@ -90,7 +90,7 @@ class Machine:
             value("L2_SIZE", 1 << 20),
             value("STLB_ENTRIES", STLB_ENTRIES),
             value("TILE_BYTES", value("PAGE_SIZE", 4096) // 2),
-            value("STREAM_BYTES", 8 * value("L2_SIZE", 1 << 20)),
+            value("STREAM_BYTES", 4 * value("L2_SIZE", 1 << 20)),
         )
 
 
