@@ -34,8 +34,6 @@ static inline __attribute__((always_inline)) void copy_one(char *typed, char *pa
 #define GATHER_GROUP(block) ((block) == 4 || (block) == 8 ? 32 / (block) : 1)
 
 #if MEMCOMM_X86
-/* Not always_inline: the instantiations without AVX2 keep a (dead) call to it, and only the
- * AVX2 ones may inline it. */
 __attribute__((target("avx2"))) static inline uint32_t load4(const char *at)
 {
     uint32_t v;
@@ -57,6 +55,8 @@ __attribute__((target("avx2"))) static inline __m128d gather8x2(const char *p, i
                         (const double *)(p + stride));
 }
 
+/* One group into one store. Not always_inline: the instantiations without AVX2 keep a
+ * (dead) call to it, and only the AVX2 ones may inline it. */
 __attribute__((target("avx2"))) static inline void
 gather_store(const char *p, int64_t stride, char *packed, int64_t block)
 {
@@ -103,7 +103,7 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack,
     const int64_t ahead = far_apart(block, inner_stride)
                               ? kernel_prefetch_distance(block, inner_count)
                               : inner_count;
-    const int64_t group = grouped ? GATHER_GROUP(block) : 1;
+    const int64_t group = grouped && pack ? GATHER_GROUP(block) : 1;
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     const int64_t prefetched = inner_count > ahead ? inner_count - ahead : 0;
     const int64_t ahead_bytes = ahead * inner_stride;

@@ -268,11 +268,12 @@ def _bands(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: fl
     of two from 16 up to the machine's tile row in elements, halved while one strip's input
     and output pages overflow the STLB, and no larger than the matrix needs. A band is walked
     in strips of input lines (one line wide with cached stores, 4 streamed), so each line is
-    read once, from where the matrix sits, and each row's piece of a strip starts a new
-    stream (a jump). A strip cycles through its rows' pages and its output rows' pages: when
-    they outnumber the first-level TLB, each line read or written misses it and finds its page
-    in the STLB. Each page of the matrix and of the copy is first found by a page walk once
-    the two outnumber the STLB."""
+    read once, from where the matrix sits. Each row's piece of a strip starts a new stream,
+    but the kernel prefetches the rows two micro-tiles ahead: only those of the first two
+    micro-tiles of each strip of a band are jumps. A strip cycles through its rows' pages and
+    its output rows' pages: when they outnumber the first-level TLB, each line read or
+    written misses it and finds its page in the STLB. Each page of the matrix and of the copy
+    is first found by a page walk once the two outnumber the STLB."""
 
     def pages(rows: int, pitch: int, row_bytes: int) -> int:
         if pitch >= m.page:
@@ -294,6 +295,10 @@ def _bands(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: fl
     while band > 16 and band // 2 >= n_out and band // 2 >= n_in:
         band //= 2
     accesses = elements * math.ceil(block / m.line)
+    # the input rows are prefetched two micro-tiles (of a line's elements each) down, so only
+    # the first two micro-tiles of rows of each strip of a band start streams unannounced
+    unannounced = min(band, 2 * max(m.line // block, 1))
+    jumps = elements * unannounced / (strip * band)
     first = 2 * matrix_pages  # the matrix's pages and the copy's
     hits, walks = _tlb(first, first, m)
     lines = 2 * elements * block / m.line  # read and written
@@ -303,7 +308,7 @@ def _bands(n_out: int, n_in: int, s_in: int, block: int, reps: int, distinct: fl
     return [
         float(elements),
         *_reads(reads),
-        float(elements / strip if where == "far" else 0),
+        float(jumps if where == "far" else 0),
         hits + again,
         walks,
     ]
