@@ -7,6 +7,7 @@
  * call on the same input, byte for byte, wherever one receive block writes (where several
  * do, the MPI's own order varies from call to call). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "memcomm.h"
@@ -108,12 +109,17 @@ int main(int argc, char **argv)
     MPI_Dims_create(nranks, 3, dims);
     MPI_Comm grid;
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &grid);
+    const char *path = getenv("MEMCOMM_SEND_PATH");
+    const bool forced_packed = path && !strcmp(path, "packed");
     for (int n = 3; n <= 24; n += 7) {
         bool carried = false;
-        /* disjoint ghost faces: carried (the calls repeat, so the path trials see both) */
-        for (int call = 0; call < 24; call++)
+        /* disjoint ghost faces: carried (the calls repeat, so the path trials see both).
+         * With the path forced packed, every call; otherwise the trials may keep the MPI's */
+        for (int call = 0; call < 24; call++) {
             CHECK(exchange_like_mpi(grid, n, false, true, &carried));
-        CHECK(carried || handled_calls() > 0);
+            if (forced_packed)
+                CHECK(carried);
+        }
         /* ghost faces with edges overlap: the receive side goes to the MPI as given (the
          * send side may still be packed), and the bytes one block writes are the MPI's */
         for (int call = 0; call < 3; call++)
