@@ -256,12 +256,15 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
 
 /* The walk goes down strips of input columns: a strip is a few input lines wide, so its
  * output is that many lines' worth of output rows, each written front to back (a few streams
- * the hardware follows), while the input rows, one per micro-tile row and more than the
- * prefetchers follow, are prefetched by hand PREFETCH_TILES micro-tiles down, into L2. How
- * wide a strip is, the plan says (plan_transpose_strip_lines). Against square tiles walked
- * row by row (the walk before 2026-11-25), on the AMD EPYC (Zen 5) VM, bench pack: see
- * docs/results/2026-11-25-strip. Prefetching 4 micro-tiles down instead of 2, or into L1,
- * gained nothing (a throwaway program, not kept). */
+ * the hardware follows). How wide a strip is, the plan says (plan_transpose_strip_lines).
+ * With streamed stores (calls beyond the streaming threshold, whose data comes from memory)
+ * the input rows, one per micro-tile row and more than the prefetchers follow, are
+ * prefetched by hand PREFETCH_TILES micro-tiles down, into L2. With cached stores (smaller
+ * calls, whose data sits in L2 or L3) they are not: there the prefetches cost 512^2 floats
+ * 20-25% and gained doubles nothing (a throwaway harness around this kernel, not kept).
+ * Against square tiles walked row by row (the walk before 2026-11-25), on the AMD EPYC
+ * (Zen 5) VM, bench pack: see docs/results/2026-11-25-strip. Prefetching 4 micro-tiles
+ * down instead of 2, or into L1, gained nothing (a throwaway program, not kept). */
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
@@ -293,7 +296,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
                         const char *s = src + r * sp + c * (ELEM);                             \
                         char *d = dst + c * dp + r * (ELEM);                                   \
-                        if ((c - c0) % line == 0) /* each input line, just before its use */   \
+                        if (nt && (c - c0) % line == 0) /* each input line, before its use */ \
                             for (int q = 0; q < (MR); q++)                                     \
                                 _mm_prefetch(s + (PREFETCH_TILES * (MR) + q) * sp, _MM_HINT_T1); \
                         if (nt)                                                                \
