@@ -85,6 +85,37 @@ static inline bool far_apart(int64_t block, int64_t stride)
     return block <= FAR_BLOCK && (stride >= FAR_STRIDE || stride <= -FAR_STRIDE);
 }
 
+/* The blocks from `*p` (`stride` apart) until the packed pointer reaches `stop`, bounded by
+ * that pointer: no counter to keep (a spilled one cost a store per block, and gathers are
+ * bound by the stores in flight). Whole groups first (GATHER_GROUP), then the blocks left;
+ * with `prefetch`, each block is prefetched `ahead` bytes on. */
+static inline __attribute__((always_inline)) void
+copy_run(char **p, char **packed, char *stop, int64_t stride, int64_t block, bool pack,
+         int64_t group, bool prefetch, int64_t ahead)
+{
+    char *at = *p, *out = *packed;
+#if MEMCOMM_X86
+    if (group > 1) {
+        char *stop_groups = out + (stop - out) / (group * block) * group * block;
+        for (; out != stop_groups; at += group * stride, out += group * block) {
+            if (prefetch)
+                for (int64_t g = 0; g < group; g++)
+                    __builtin_prefetch(at + ahead + g * stride, 0, 1);
+            gather_store(at, stride, out, block);
+        }
+    }
+#endif
+    for (; out != stop; at += stride, out += block) {
+        if (prefetch) {
+            __builtin_prefetch(at + ahead, pack ? 0 : 1, 1);
+            __builtin_prefetch(at + ahead + block - 1, pack ? 0 : 1, 1);
+        }
+        copy_one(at, out, block, pack);
+    }
+    *p = at;
+    *packed = out;
+}
+
 /* The walk is written once; `block`, `pack` and `grouped` are compile-time constants in each
  * instantiation below, so memcpy of a fixed small size becomes a single move and the
  * direction test disappears. `grouped`: packs fill 32-byte stores from GATHER_GROUP blocks
@@ -107,35 +138,11 @@ walk(const plan_strided *s, char *typed, char *packed, int64_t block, bool pack,
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     const int64_t prefetched = inner_count > ahead ? inner_count - ahead : 0;
     const int64_t ahead_bytes = ahead * inner_stride;
-    for (;;) {
-        /* bounded by the packed pointer: no counter to keep (a spilled one cost a store per
-         * block, and gathers are bound by the stores in flight); whole groups first, then
-         * the blocks left, in the prefetched part and in the rest */
-        char *p = base, *stop = packed + prefetched * block, *end = packed + inner_count * block;
-#if MEMCOMM_X86
-        if (group > 1) {
-            char *stop_groups = packed + prefetched / group * group * block;
-            for (; packed != stop_groups; p += group * inner_stride, packed += group * block) {
-                for (int64_t g = 0; g < group; g++)
-                    __builtin_prefetch(p + ahead_bytes + g * inner_stride, 0, 1);
-                gather_store(p, inner_stride, packed, block);
-            }
-        }
-#endif
-        for (; packed != stop; p += inner_stride, packed += block) {
-            __builtin_prefetch(p + ahead_bytes, pack ? 0 : 1, 1);
-            __builtin_prefetch(p + ahead_bytes + block - 1, pack ? 0 : 1, 1);
-            copy_one(p, packed, block, pack);
-        }
-#if MEMCOMM_X86
-        if (group > 1) {
-            char *end_groups = packed + (end - packed) / (group * block) * group * block;
-            for (; packed != end_groups; p += group * inner_stride, packed += group * block)
-                gather_store(p, inner_stride, packed, block);
-        }
-#endif
-        for (; packed != end; p += inner_stride, packed += block)
-            copy_one(p, packed, block, pack);
+    for (;;) { /* the blocks prefetched ahead, then the last `ahead`, which are not */
+        char *p = base, *end = packed + inner_count * block;
+        copy_run(&p, &packed, packed + prefetched * block, inner_stride, block, pack, group,
+                 true, ahead_bytes);
+        copy_run(&p, &packed, end, inner_stride, block, pack, group, false, 0);
         if (!kernel_next_outer(s, inner - 1, idx, &base))
             return;
     }
