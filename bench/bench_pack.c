@@ -370,8 +370,11 @@ int main(int argc, char **argv)
         while (m < METHODS && (strlen(method_names[m]) != len || strncmp(at, method_names[m], len)))
             m++;
         if (m == METHODS) {
-            fprintf(stderr, "bench_pack: unknown method in --methods: %.*s (methods: memcpy, "
-                            "lines, mpi, manual, manual-blocked, memcomm)\n", (int)len, at);
+            fprintf(stderr, "bench_pack: unknown method in --methods: %.*s (methods:", (int)len,
+                    at);
+            for (int k = 0; k < METHODS; k++)
+                fprintf(stderr, " %s", method_names[k]);
+            fprintf(stderr, ")\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         method_selected[m] = true;
