@@ -24,9 +24,13 @@
  * user's buffer with no copy. A call with neither side packed, with a negative count, or
  * when memory is short, goes to the MPI unchanged.
  *
- * The block a rank sends itself (Alltoallv and Alltoallw, both sides packed) is packed
- * straight into its place in the receive staging and left out of the MPI's call: on two
- * ranks that is half the data, which the MPI would otherwise copy once more.
+ * The block a rank sends itself (Alltoallv and Alltoallw) is copied by memcomm from the
+ * send block into the receive block, once, and left out of the MPI's call (its count 0 on
+ * both sides, also of a side the MPI gets as the user gave it): on two ranks that is half
+ * the data, which the MPI would copy through its typed path (MPICH) or memcomm through the
+ * staging, twice. With the own block out of the MPI's call, a packed send side no longer
+ * needs a packed receive side (see packed_sides): a slab FFT's receive blocks, one run
+ * each, take the MPI_PACKED bytes straight into the user's array.
  *
  * The non-blocking forms (MPI_I...) pack at the call and unpack when the request completes,
  * by whichever completion call (lib/p2p/requests.h: the exchange is a request of another
@@ -56,11 +60,12 @@ typedef struct {
     int peers;
     exchange_kind kind;
     bool send_packed, recv_packed; /* which sides the MPI gets as MPI_PACKED bytes */
-    int self;                      /* the peer exchange_start moved itself, or -1 */
+    int self;                      /* the own block, which memcomm copies itself, or -1 */
     int in_place;                  /* the receive block MPI_IN_PLACE keeps, or -1 */
     /* per peer, receives after sends: packed bytes and their offset in the staging buffer */
     int64_t *send_bytes, *send_offset, *recv_bytes, *recv_offset;
     char *send_staging, *recv_staging; /* NULL when a side has no bytes */
+    char *self_staging; /* the own block's packed bytes, when neither of its blocks is one run */
     int64_t send_total;                /* bytes packed into the send staging */
     coll_block *send, *recv; /* the user's blocks, kept for each start's pack and the unpack */
     analysis **types;                  /* per block, sends then receives; NULL when empty */

@@ -47,7 +47,9 @@
 
 /* A side that exchange_start packed, in the arguments of a call with one block per rank
  * (the counts stay: by element), or with counts and displacements per peer: its type is
- * TYPE = x->SIDE##_types WHICH (WHICH: [0] for one type, empty for a type per peer). */
+ * TYPE = x->SIDE##_types WHICH (WHICH: [0] for one type, empty for a type per peer). A side
+ * not packed keeps the user's arguments, with the own block's count 0 when memcomm copies
+ * that block itself. */
 #define PACKED_BLOCKS(SIDE)                                                                    \
     if (x->SIDE##_packed) {                                                                    \
         SIDE##buf = x->SIDE##_staging;                                                         \
@@ -60,6 +62,8 @@
         COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
         DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
         TYPE = x->SIDE##_types WHICH;                                                          \
+    } else if (x->self >= 0) { /* the user's side without the block memcomm copied */         \
+        COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
     }
 
 #endif

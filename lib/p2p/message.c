@@ -35,13 +35,17 @@ static bool long_blocks(const plan *p)
     return pieces > 0 && p->size / pieces >= LONG_BLOCK_BYTES;
 }
 
-bool message_packable(const analysis *a, int64_t count)
+bool message_one_run(const analysis *a, int64_t count)
 {
     const plan *p = &a->plan;
+    return p->kind == PLAN_CONTIG && (p->strided.block == p->extent || count == 1);
+}
+
+bool message_packable(const analysis *a, int64_t count)
+{
     /* one contiguous run (a dense array, or a single block such as the x face of a C-order
      * array): the MPI sends it straight from the user's buffer, with no copy at all */
-    bool contiguous = p->kind == PLAN_CONTIG && (p->strided.block == p->extent || count == 1);
-    return a->supported && !contiguous && a->bounds.size > 0;
+    return a->supported && !message_one_run(a, count) && a->bounds.size > 0;
 }
 
 bool message_worth_packing(const analysis *a, int64_t count)

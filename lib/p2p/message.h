@@ -54,6 +54,10 @@ static inline bool message_passes(MPI_Datatype type)
     return atomic_load_explicit(message_pass_slot(key), memory_order_relaxed) == key;
 }
 
+/* Whether `count` instances of an analysed type lie in one run of memory, in the order they
+ * pack: a dense array, or a single block such as the x face of a C-order array. */
+bool message_one_run(const analysis *a, int64_t count);
+
 /* Whether memcomm can usefully pack `count` instances of an analysed type at all: a
  * supported, non-empty type that is not one contiguous run. */
 bool message_packable(const analysis *a, int64_t count);

@@ -6,8 +6,8 @@
  * datatypes of every constructor (one type per call, or one per ordered pair of ranks for
  * Alltoallw), random counts (zero included), roots and gaps between the peers' blocks,
  * MPI_IN_PLACE; plus a 2-D FFT's transpose (ddtbench's FFT2 receive layout: single complex
- * elements placed column by column), every rooted call with 1 MiB blocks, and carried
- * requests in flight together. Every call is repeated by the MPI alone (the PMPI_ entry
+ * elements placed column by column), a slab FFT's redistributions (subarrays), every rooted
+ * call with 1 MiB blocks, and carried requests in flight together. Every call is repeated by the MPI alone (the PMPI_ entry
  * points, which memcomm does not see, the same completion calls included) into an
  * identically prefilled buffer; compared: the error class and every byte of the receive
  * buffer, gaps included, except bytes the MPI alone writes differently before and after
@@ -788,6 +788,60 @@ static void run_fft2(int n)
     MPI_Type_free(&element);
 }
 
+static MPI_Datatype subarray(const int sizes[3], const int sub[3], const int start[3])
+{
+    MPI_Datatype t;
+    MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* A slab FFT's redistributions of an n^3 array of doubles, MPI_Alltoallw of subarray types
+ * over one array per side (as bench_collectives moves them): x- to y-slabs and x- to
+ * z-slabs, whose receive blocks are one run each; y- to x-slabs, whose send blocks are; and
+ * z columns of x-slabs received as y rows of x-slabs, where neither is. The rank's own block,
+ * which memcomm copies itself, takes each of its three ways. */
+static void run_slabs(int n)
+{
+    neighbour = in_place = false;
+    const int m = n / nranks, x_slab[3] = {m, n, n}, y_slab[3] = {n, m, n}, z_slab[3] = {n, n, m};
+    const int rows[3] = {m, m, n}, columns[3] = {m, n, m}; /* the blocks: m x-planes of each */
+    const char *names[4] = {"x- to y-slabs", "x- to z-slabs", "y- to x-slabs",
+                            "z columns to y rows of x-slabs"};
+    for (int layout = 0; layout < 4; layout++) {
+        side send = {0}, recv = {0};
+        for (int q = 0; q < nranks; q++) {
+            const int at_y[3] = {0, q * m, 0}, at_z[3] = {0, 0, q * m}, at_x[3] = {q * m, 0, 0};
+            send.type[q] = layout == 0   ? subarray(x_slab, rows, at_y)
+                           : layout == 2 ? subarray(y_slab, rows, at_x)
+                                         : subarray(x_slab, columns, at_z);
+            recv.type[q] = layout == 0   ? subarray(y_slab, rows, at_x)
+                           : layout == 1 ? subarray(z_slab, columns, at_x)
+                                         : subarray(x_slab, rows, at_y);
+            send.count[q] = recv.count[q] = 1;
+        }
+        side *both[2] = {&send, &recv};
+        for (int k = 0; k < 2; k++) { /* every slab holds m * n * n doubles */
+            both[k]->lo = -GUARD;
+            both[k]->span = (int64_t)8 * m * n * n + 2 * GUARD;
+            both[k]->buf = malloc((size_t)both[k]->span);
+            rng r = {(uint64_t)(layout * 16 + rank * 2 + k + 1)};
+            for (int64_t b = 0; b < both[k]->span; b++)
+                both[k]->buf[b] = (unsigned char)rng_next(&r);
+        }
+        for (int width = 0; width < 1 + MEMCOMM_HAVE_LARGE_COUNT; width++) {
+            large_count = width == 1;
+            for (call_form f = 0; f < 2 + MEMCOMM_HAVE_PERSISTENT_COLLECTIVES; f++) {
+                form = f;
+                completion = (layout * 3 + (int)f + width) % COMPLETIONS;
+                run_call(C_ALLTOALLW, &send, &recv, &send, &recv, names[layout]);
+            }
+        }
+        free_side(&send, nranks);
+        free_side(&recv, nranks);
+    }
+}
+
 /* MPI_IN_PLACE goes to the MPI: the same bytes as the MPI alone. */
 static void check_in_place(void)
 {
@@ -893,6 +947,7 @@ int main(int argc, char **argv)
     check_in_place();
     check_outstanding();
     run_fft2(12 * nranks);
+    run_slabs(8 * nranks);
     run_large_rooted();
     for (long long c = 0; c < cases; c++)
         run_random(seed, c);
