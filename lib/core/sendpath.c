@@ -184,8 +184,9 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
     if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
                  "chose %s (another path must beat the MPI's own by %.0f%% of the summed "
-                 "medians)",
-                 path_name(s->decided, s->paths), TRIALS_MARGIN * 100);
+                 "medians, or by %.0f%% with its trials faster call by call)",
+                 path_name(s->decided, s->paths), TRIALS_MARGIN * 100,
+                 TRIALS_MARGIN_SEPARATED * 100);
     char what[96];
     snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
              1LL << size_class, (2LL << size_class) - 1,

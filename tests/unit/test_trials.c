@@ -39,6 +39,46 @@ static void test_margin_favours_the_mpi(void)
     CHECK(trials_decide(t, n, 2) == 0);
 }
 
+static void test_separated_trials_need_less_margin(void)
+{
+    /* 6 trials each, the first path 5% faster in the median */
+    trial t[12];
+    const unsigned char sends[12] = {S, S, S, S, S, S, S, S, S, S, S, S};
+    /* faster call by call: every pair in order */
+    int n = alternating(t, (const double[]){0.95, 1.0, 0.94, 1.01, 0.96, 0.99, 0.95, 1.0, 0.93,
+                                            1.02, 0.95, 1.0},
+                        sends, 12, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 0);
+    /* the same medians, the samples overlapping: the MPI's own */
+    n = alternating(t, (const double[]){0.95, 1.0, 0.80, 0.90, 1.10, 1.20, 0.95, 1.0, 0.85, 0.91,
+                                        1.05, 1.15},
+                    sends, 12, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+    /* separated but only 2% faster: the MPI's own */
+    n = alternating(t, (const double[]){0.98, 1.0, 0.98, 1.0, 0.98, 1.0, 0.98, 1.0, 0.98, 1.0,
+                                        0.98, 1.0},
+                    sends, 12, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+    /* separated, 5% faster, but too few trials (4 each) for a rank test */
+    n = alternating(t, (const double[]){0.95, 1.0, 0.95, 1.0, 0.95, 1.0, 0.95, 1.0}, sends, 8, 1,
+                    2);
+    CHECK(trials_decide(t, n, 2) == 1);
+    /* two sides, the first path 5% faster in the summed medians (0.95 + 0.95 against 2.0),
+     * separated on the sends but not on the receives: the MPI's own */
+    const double receives[6] = {0.7, 0.75, 0.8, 0.95, 1.02, 1.05};
+    double both[24];
+    for (int k = 0; k < 24; k++) { /* blocks of a send and a receive, the paths in turn */
+        const int path = (k / 2) % 2, round = k / 4;
+        both[k] = k % 2 == 0 ? (path == 0 ? 0.95 : 1.0) : (path == 0 ? receives[round] : 1.0);
+    }
+    trial u[24];
+    unsigned char sr[24];
+    for (int k = 0; k < 24; k++)
+        sr[k] = k % 2 == 0 ? S : R;
+    n = alternating(u, both, sr, 24, 2, 2);
+    CHECK(trials_decide(u, n, 2) == 1);
+}
+
 static void test_both_ends(void)
 {
     /* An exchange, a send and a receive per block: packing sends faster (1.1 against 2.1) but
@@ -133,6 +173,7 @@ int main(void)
 {
     test_one_side();
     test_margin_favours_the_mpi();
+    test_separated_trials_need_less_margin();
     test_both_ends();
     test_a_side_missing_from_a_path();
     test_three_paths();
