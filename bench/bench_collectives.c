@@ -30,7 +30,9 @@
  *                   the y and z neighbours are the rank itself)
  *
  * Prints one JSON object per (pattern, method) with the time of every timed repetition (the
- * slowest rank's); `memcomm bench collectives` turns them into a table. Before timing, the
+ * slowest rank's), memcomm's also with each rank's path decisions on the pattern ("paths":
+ * how many chose packing and how many the MPI's own call); `memcomm bench collectives` turns
+ * them into a table. Before timing, the
  * bytes each method delivers are compared with what the MPI's own collective delivers.
  *
  *   bench_collectives [--reps R] [--sizes 1024,2048] [--slabs 128,256] [--halos 64,128]
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "memcomm.h"
 #include "options.h"
 
 enum { WARMUP = 24 }; /* covers memcomm's trials: 3 calls warming up, 6 of each of up to 3 paths (lib/core/sendpath.h) */
@@ -410,6 +413,9 @@ static int measure(pattern *p, int reps)
         s.counts[q] = (int)p->peer_bytes;
         s.displs[q] = (int)(q * p->peer_bytes);
     }
+    /* the path decisions memcomm's timed trials make on this pattern (lib/core/sendpath.h) */
+    memcomm_stats before, after;
+    memcomm_stats_get(&before);
     /* what each method delivers, against the MPI's own collective */
     int failures = 0;
     double *reference = doubles(p->out_doubles, p->rank, false);
@@ -438,13 +444,28 @@ static int measure(pattern *p, int reps)
         }
         int ranks = 0;
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+        /* memcomm's: each rank's decisions, packed and the MPI's own, since the pattern began */
+        int decided[2] = {0, 0}, *every = malloc(sizeof(int) * 2 * (size_t)ranks);
+        if (method == M_MEMCOMM) {
+            memcomm_stats_get(&after);
+            decided[0] = (int)(after.paths_packed - before.paths_packed);
+            decided[1] = (int)(after.paths_by_mpi - before.paths_by_mpi);
+            MPI_Gather(decided, 2, MPI_INT, every, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        }
         if (p->rank == 0) {
             printf("{\"kind\": \"result\", \"experiment\": \"collectives\", \"stopped\": "
                    "\"fixed\", \"role\": \"slowest rank\", \"pattern\": \"%s\", \"method\": "
                    "\"%s\", \"ranks\": %d, \"bytes\": %lld, ",
                    p->name, method_names[method], ranks, (long long)total);
+            if (method == M_MEMCOMM) {
+                printf("\"paths\": [");
+                for (int r = 0; r < ranks; r++)
+                    printf("{\"packed\": %d, \"by_mpi\": %d}%s", every[2 * r], every[2 * r + 1],
+                           r + 1 < ranks ? ", " : "], ");
+            }
             bench_print_seconds(t, reps);
         }
+        free(every);
     }
     free(t);
     free(s.send);

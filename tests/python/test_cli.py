@@ -277,6 +277,10 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
     assert {r["method"] for r in records} == {"contiguous", "mpi", "manual", "memcomm"}
     assert all(r["experiment"] == "collectives" and len(r["seconds"]) == 3 for r in records)
     assert "memcomm/manual" in result.stdout and "geometric mean" in result.stdout
+    # memcomm's records say what each rank's trials decided (too few calls here to decide)
+    paths = [r["paths"] for r in records if r["method"] == "memcomm"]
+    assert len(paths) == 7 and all(len(p) == 2 for p in paths)
+    assert "on ranks 0, 1)" in result.stdout
 
 
 @pytest.mark.parametrize("mpi", BUILT)

@@ -21,6 +21,18 @@ def record(
     }
 
 
+def test_decided_paths_name_each_ranks_choice() -> None:
+    said = analysis._decided_paths
+    assert said([{"packed": 1, "by_mpi": 0}, {"packed": 0, "by_mpi": 1}]) == (
+        "packed on rank 0; the MPI's own on rank 1"
+    )
+    assert said([{"packed": 0, "by_mpi": 1}] * 2) == "the MPI's own on ranks 0, 1"
+    # trials run again after a decided path turned slow: two decisions
+    assert said([{"packed": 0, "by_mpi": 0}, {"packed": 1, "by_mpi": 1}]) == (
+        "undecided on rank 0; packed and the MPI's own on rank 1"
+    )
+
+
 def test_pack_rows_take_the_median_per_method() -> None:
     rows = report.pack_rows(
         [

@@ -575,6 +575,19 @@ def pack(results: Sequence[Result]) -> Analysis:
     )
 
 
+def _decided_paths(paths: Sequence[dict[str, int]]) -> str:
+    """Each rank's path decisions on a pattern, as a reader wants them: "packed on ranks 0, 1",
+    "the MPI's own on rank 1"."""
+    ranks: dict[str, list[str]] = {}
+    for rank, decided in enumerate(paths):
+        kinds = ["packed"] * decided["packed"] + ["the MPI's own"] * decided["by_mpi"]
+        ranks.setdefault(" and ".join(kinds) or "undecided", []).append(str(rank))
+    return "; ".join(
+        f"{kind} on rank{'s' if len(who) > 1 else ''} {', '.join(who)}"
+        for kind, who in ranks.items()
+    )
+
+
 def collectives(results: Sequence[Result]) -> Analysis:
     """FFT redistributions and a transposing gather as collectives: memcomm against the MPI's
     own call, a hand-written pack around an Alltoallv (or Allgather), and the same bytes sent
@@ -600,10 +613,16 @@ def collectives(results: Sequence[Result]) -> Analysis:
             )
         )
         ratios = [row.ratio("memcomm", "mpi") for row in rows if row.has("memcomm")]
+        decisions = {
+            str(r["pattern"]): _decided_paths(r["paths"])
+            for r in _of(results, mpi=mpi, method="memcomm")
+            if r.get("paths")
+        }
         findings += [
             f"{mpi}, {row.pattern}: memcomm {row.ratio('memcomm', 'mpi'):.2f}x the MPI's own "
             f"collective, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of the same bytes "
             "sent contiguously"
+            + (f" ({decisions[row.pattern]})" if row.pattern in decisions else "")
             for row in rows
             if row.has("memcomm") and row.has("mpi") and row.has("contiguous")
         ]
