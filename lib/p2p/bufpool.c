@@ -20,37 +20,58 @@ _Static_assert(sizeof(header) == 64, "payloads start on a cache line");
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Buffers of this many bytes or more are asked for in huge pages (where the kernel gives
- * them on request: transparent huge pages in "madvise" mode, Debian's default). A staging
- * buffer larger than the pool keeps is faulted in anew by every call: a 256 MiB one took 91-101
- * ms to fill in 4 KiB pages, 21-30 in 2 MiB pages, against 14-17 once faulted in (the
- * AMD EPYC VM, a throwaway program, not kept); the pack into it then misses the TLB less. */
-enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 8 * HUGE_PAGE };
+/* Buffers of HUGE_FROM bytes or more are made of whole huge pages (where the kernel gives
+ * them on request: transparent huge pages in "madvise" mode, Debian's default; elsewhere the
+ * advice is ignored and the buffer is made of small pages). The MPIs' shared-memory
+ * transports move a large message by one copy from the sender's pages, which the kernel
+ * looks up page by page (MPICH: process_vm_readv), and the pack writes the buffer through the
+ * TLB: on the AMD EPYC VM, MPICH's ping-pong of the 256^2 transpose took 25 us carried with
+ * its staging in 2 MiB pages against 49 us in 4 KiB pages, the 1024^2 one 0.69-0.79 ms
+ * against 1.25-1.37, and ddtbench's micro-apps of 73 KB (WRF) to 1 MB moved 1.25-1.8x faster
+ * than the hand loop plus send where they were 0.89-1.18x (two builds alternated, three
+ * launches, a throwaway comparison, not kept; bench pingpong's rows are the kept figures).
+ * A buffer larger than the pool keeps is faulted in anew by every call: 256 MiB took 91-101
+ * ms in 4 KiB pages, 21-30 in 2 MiB pages. A buffer rounds up to whole huge pages, and its
+ * capacity says so: the pool's bounds count what it holds, and a smaller message reuses it. */
+enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 64 << 10 };
+
+/* The capacity of a fresh buffer for `bytes`: slightly different message sizes share
+ * buffers, small ones rounded to a power of two (many small messages in flight stay on few
+ * pages), larger by an eighth, and from HUGE_FROM on, to whole huge pages. */
+static int64_t capacity_for(int64_t bytes)
+{
+    if (bytes <= 4096) {
+        int64_t capacity = 128;
+        while (capacity < bytes)
+            capacity *= 2;
+        return capacity;
+    }
+    const int64_t capacity = bytes + bytes / 8;
+    if (capacity < HUGE_FROM)
+        return capacity;
+    return ((int64_t)sizeof(header) + capacity + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE -
+           (int64_t)sizeof(header);
+}
 
 static header *fresh_buffer(int64_t capacity)
 {
     const size_t bytes = (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64;
-    if (bytes < HUGE_FROM)
+    if (capacity < HUGE_FROM)
         return mc_aligned_alloc(64, bytes);
-    const size_t whole = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    header *h = mc_aligned_alloc(HUGE_PAGE, whole);
+    header *h = mc_aligned_alloc(HUGE_PAGE, bytes); /* whole huge pages: capacity_for */
 #ifdef MADV_HUGEPAGE
-    if (h) /* advice only: where it is refused, the buffer is made of small pages */
-        madvise(h, whole, MADV_HUGEPAGE);
+    if (h)
+        madvise(h, bytes, MADV_HUGEPAGE);
 #endif
     return h;
 }
+
 static header *free_list; /* smallest first */
 static int64_t kept_bytes, used_bytes;
 
 void *bufpool_take(int64_t bytes)
 {
-    /* round up so that slightly different message sizes share buffers: small ones to a
-     * power of two (many small messages in flight stay on few pages), larger by an eighth */
-    int64_t capacity = bytes + bytes / 8;
-    if (bytes <= 4096)
-        for (capacity = 128; capacity < bytes; capacity *= 2) {
-        }
+    int64_t capacity = capacity_for(bytes);
     pthread_mutex_lock(&lock);
     header **link = &free_list;
     while (*link && (*link)->capacity < bytes)

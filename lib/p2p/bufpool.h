@@ -7,7 +7,9 @@
  * - free buffers kept for reuse: at most MEMCOMM_POOL_BYTES in all (default 256 MiB); the
  *   smallest kept ones are freed to make room for the one given back, and one larger than
  *   the bound is freed (a message that large then faults its buffer in on every call).
- * Payloads are 64-byte aligned (whole cache lines, and aligned SIMD and streaming stores).
+ * Payloads are 64-byte aligned (whole cache lines, and aligned SIMD and streaming stores);
+ * buffers of 64 KiB and more are whole 2 MiB pages, which both bounds count as such
+ * (bufpool.c says why).
  * Thread-safe. */
 #ifndef MEMCOMM_BUFPOOL_H
 #define MEMCOMM_BUFPOOL_H
