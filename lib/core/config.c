@@ -32,6 +32,7 @@ static void read_env(void)
     config_current.verify = env_flag("MEMCOMM_VERIFY", true);
     config_current.pool_bytes = env_size("MEMCOMM_POOL_BYTES", 256ll << 20);
     config_current.inflight_bytes = env_size("MEMCOMM_INFLIGHT_BYTES", 1ll << 30);
+    config_current.huge_pages = env_flag("MEMCOMM_HUGE_PAGES", true);
     const char *path = getenv("MEMCOMM_SEND_PATH");
     config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED

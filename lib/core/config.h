@@ -14,6 +14,8 @@ typedef struct {
     bool verify;  /* MEMCOMM_VERIFY (default on): new types checked against the MPI's pack */
     long long pool_bytes; /* MEMCOMM_POOL_BYTES: free message buffers kept for reuse */
     long long inflight_bytes; /* MEMCOMM_INFLIGHT_BYTES: message buffers in use, at most */
+    bool huge_pages; /* MEMCOMM_HUGE_PAGES (default on): message buffers of 64 KiB and more in
+                      * 2 MiB pages (lib/p2p/bufpool.c) */
     int send_path;        /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
 } config;
 

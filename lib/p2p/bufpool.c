@@ -32,7 +32,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * launches, a throwaway comparison, not kept; bench pingpong's rows are the kept figures).
  * A buffer larger than the pool keeps is faulted in anew by every call: 256 MiB took 91-101
  * ms in 4 KiB pages, 21-30 in 2 MiB pages. A buffer rounds up to whole huge pages, and its
- * capacity says so: the pool's bounds count what it holds, and a smaller message reuses it. */
+ * capacity says so: the pool's bounds count what it holds, and a smaller message reuses it.
+ * MEMCOMM_HUGE_PAGES=0 turns this off (where the kernel stalls to find free 2 MiB pages). */
 enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 64 << 10 };
 
 /* The capacity of a fresh buffer for `bytes`: slightly different message sizes share
@@ -47,7 +48,7 @@ static int64_t capacity_for(int64_t bytes)
         return capacity;
     }
     const int64_t capacity = bytes + bytes / 8;
-    if (capacity < HUGE_FROM)
+    if (capacity < HUGE_FROM || !config_get()->huge_pages)
         return capacity;
     return ((int64_t)sizeof(header) + capacity + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE -
            (int64_t)sizeof(header);
@@ -56,7 +57,7 @@ static int64_t capacity_for(int64_t bytes)
 static header *fresh_buffer(int64_t capacity)
 {
     const size_t bytes = (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64;
-    if (capacity < HUGE_FROM)
+    if (capacity < HUGE_FROM || !config_get()->huge_pages)
         return mc_aligned_alloc(64, bytes);
     header *h = mc_aligned_alloc(HUGE_PAGE, bytes); /* whole huge pages: capacity_for */
 #ifdef MADV_HUGEPAGE
