@@ -44,8 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "memcomm.h"
 #include "options.h"
+#include "paths.h"
 
 enum { WARMUP = 24 }; /* covers memcomm's trials: 3 calls warming up, 6 of each of up to 3 paths (lib/core/sendpath.h) */
 
@@ -414,7 +414,7 @@ static int measure(pattern *p, int reps)
         s.displs[q] = (int)(q * p->peer_bytes);
     }
     /* the path decisions memcomm's timed trials make on this pattern (lib/core/sendpath.h) */
-    memcomm_stats before, after;
+    memcomm_stats before;
     memcomm_stats_get(&before);
     /* what each method delivers, against the MPI's own collective */
     int failures = 0;
@@ -444,25 +444,15 @@ static int measure(pattern *p, int reps)
         }
         int ranks = 0;
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-        /* memcomm's: each rank's decisions, packed and the MPI's own, since the pattern began */
-        int decided[2] = {0, 0}, *every = malloc(sizeof(int) * 2 * (size_t)ranks);
-        if (method == M_MEMCOMM) {
-            memcomm_stats_get(&after);
-            decided[0] = (int)(after.paths_packed - before.paths_packed);
-            decided[1] = (int)(after.paths_by_mpi - before.paths_by_mpi);
-            MPI_Gather(decided, 2, MPI_INT, every, 2, MPI_INT, 0, MPI_COMM_WORLD);
-        }
+        /* memcomm's: each rank's decisions since the pattern began */
+        int *every = method == M_MEMCOMM ? bench_paths_gather(&before, MPI_COMM_WORLD) : NULL;
         if (p->rank == 0) {
             printf("{\"kind\": \"result\", \"experiment\": \"collectives\", \"stopped\": "
                    "\"fixed\", \"role\": \"slowest rank\", \"pattern\": \"%s\", \"method\": "
                    "\"%s\", \"ranks\": %d, \"bytes\": %lld, ",
                    p->name, method_names[method], ranks, (long long)total);
-            if (method == M_MEMCOMM) {
-                printf("\"paths\": [");
-                for (int r = 0; r < ranks; r++)
-                    printf("{\"packed\": %d, \"by_mpi\": %d}%s", every[2 * r], every[2 * r + 1],
-                           r + 1 < ranks ? ", " : "], ");
-            }
+            if (every)
+                bench_print_paths(every, ranks);
             bench_print_seconds(t, reps);
         }
         free(every);

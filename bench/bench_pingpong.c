@@ -13,7 +13,8 @@
  * and the latency of an 8-byte message.
  *
  * Prints one JSON object per (pattern, method) with the half round-trip time of every timed
- * repetition; `memcomm bench pingpong` turns them into a table. Before timing, the bytes each
+ * repetition, memcomm's also with each rank's path decisions on the pattern ("paths");
+ * `memcomm bench pingpong` turns them into a table. Before timing, the bytes each
  * method delivers are compared with what the MPI's own datatype send delivers.
  *
  *   bench_pingpong [--reps R] [--sizes 256,512,...] [--only SUBSTRING] */
@@ -25,6 +26,7 @@
 #include <string.h>
 #include "ddtbench.h"
 #include "options.h"
+#include "paths.h"
 
 
 static void pack_transpose(const pattern *p, double *out)
@@ -128,6 +130,8 @@ static int measure(const pattern *p, int rank, int reps)
     memset(packed, 0, (size_t)bytes);
     const int peer = 1 - rank;
     int failures = 0;
+    memcomm_stats before; /* memcomm's path decisions on this pattern: from here on */
+    memcomm_stats_get(&before);
     /* what each method delivers to the other rank, against the MPI's own datatype send */
     for (int method = M_MPI; method < METHODS; method++) {
         if (!runs(p, method))
@@ -155,14 +159,18 @@ static int measure(const pattern *p, int rank, int reps)
         for (int method = 0; method < METHODS; method++)
             if (runs(p, method))
                 t[method * reps + r] = half_round_trip(p, method, packed, received, doubles, rank);
+    int *every = bench_paths_gather(&before, MPI_COMM_WORLD);
     for (int method = 0; method < METHODS && rank == 0; method++) {
         if (!runs(p, method))
             continue;
         printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
                "\"bytes\": %lld, ",
                p->name, method_names[method], (long long)bytes);
+        if (method == M_MEMCOMM)
+            bench_print_paths(every, 2);
         bench_print_seconds(t + method * reps, reps);
     }
+    free(every);
     free(t);
     free(packed);
     free(received);

@@ -213,6 +213,11 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     }
     assert all(r["experiment"] == "pingpong" and len(r["seconds"]) == 3 for r in records)
     assert "of contiguous" in result.stdout
+    # the warm-up covers memcomm's trials: each rank decided a path on each pattern
+    paths = [r["paths"] for r in records if r["method"] == "memcomm"]
+    assert len(paths) == 2 and all(len(p) == 2 for p in paths)
+    assert all(d["packed"] + d["by_mpi"] >= 1 for p in paths for d in p)
+    assert " on rank" in result.stdout
 
 
 @pytest.mark.parametrize("mpi", BUILT)

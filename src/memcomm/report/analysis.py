@@ -575,6 +575,15 @@ def pack(results: Sequence[Result]) -> Analysis:
     )
 
 
+def _decisions(results: Sequence[Result], mpi: str) -> dict[str, str]:
+    """Per pattern, what memcomm's records say each rank's path trials decided."""
+    return {
+        str(r["pattern"]): _decided_paths(r["paths"])
+        for r in _of(results, mpi=mpi, method="memcomm")
+        if r.get("paths")
+    }
+
+
 def _decided_paths(paths: Sequence[dict[str, int]]) -> str:
     """Each rank's path decisions on a pattern, as a reader wants them: "packed on ranks 0, 1",
     "the MPI's own on rank 1"."""
@@ -613,11 +622,7 @@ def collectives(results: Sequence[Result]) -> Analysis:
             )
         )
         ratios = [row.ratio("memcomm", "mpi") for row in rows if row.has("memcomm")]
-        decisions = {
-            str(r["pattern"]): _decided_paths(r["paths"])
-            for r in _of(results, mpi=mpi, method="memcomm")
-            if r.get("paths")
-        }
+        decisions = _decisions(results, mpi)
         findings += [
             f"{mpi}, {row.pattern}: memcomm {row.ratio('memcomm', 'mpi'):.2f}x the MPI's own "
             f"collective, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of the same bytes "
@@ -665,9 +670,11 @@ def pingpong(results: Sequence[Result]) -> Analysis:
         out.append(
             Table(f"ping-pong, {mpi}: half round trip (median)", *tables.pingpong_columns(rows))
         )
+        decisions = _decisions(results, mpi)
         findings += [
             f"{mpi}, {row.pattern}: memcomm {row.ratio('memcomm', 'mpi'):.2f}x the MPI's "
             f"datatype send, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of contiguous"
+            + (f" ({decisions[row.pattern]})" if row.pattern in decisions else "")
             for row in rows
             if row.has("memcomm") and row.has("mpi") and row.has("contiguous")
         ]
