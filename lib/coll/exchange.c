@@ -292,25 +292,32 @@ static void pack_side(const coll_block *blocks, analysis *const *types, const in
                                 staging + offset[i]);
 }
 
+/* Whether the block the rank sends itself goes straight between its blocks (one of them is
+ * one run of memory), or through a buffer of its packed bytes (x->self_staging). */
+static bool self_direct(const exchange *x)
+{
+    return message_one_run(x->types[x->self], x->send[x->self].count) ||
+           message_one_run(x->types[x->peers + x->self], x->recv[x->self].count);
+}
+
 /* The block the rank sends itself, from its send block straight into its receive block:
  * packed into the receive block when that is one run of memory (an FFT's slab), unpacked from
- * the send block when that is, else through a buffer of its packed bytes. One copy where the
- * MPI's call (MPICH 5: a typed copy at a quarter of memcpy's speed on 512^3 slabs, a throwaway
- * program, not kept) or packing it into the staging and out again would make two. */
+ * the send block when that is, else through x->self_staging (self_direct). One copy where
+ * the MPI's call (MPICH 5: a typed copy at a quarter of memcpy's speed on 512^3 slabs, a
+ * throwaway program, not kept) or packing it into the staging and out again would make two. */
 static void copy_self(exchange *x)
 {
     const coll_block *from = &x->send[x->self], *to = &x->recv[x->self];
     analysis *sent = x->types[x->self], *received = x->types[x->peers + x->self];
-    if (message_one_run(received, to->count)) {
+    if (x->self_staging) {
+        sent->plan.pack(&sent->plan, from->buf, from->count, x->self_staging);
+        received->plan.unpack(&received->plan, to->buf, to->count, x->self_staging);
+    } else if (message_one_run(received, to->count)) {
         sent->plan.pack(&sent->plan, from->buf, from->count,
                         (char *)to->buf + received->plan.strided.off);
-    } else if (message_one_run(sent, from->count)) {
+    } else {
         received->plan.unpack(&received->plan, to->buf, to->count,
                               (char *)from->buf + sent->plan.strided.off);
-    } else {
-        char *bytes = x->self_staging;
-        sent->plan.pack(&sent->plan, from->buf, from->count, bytes);
-        received->plan.unpack(&received->plan, to->buf, to->count, bytes);
     }
     stats_handled(x->send_bytes[x->self]);
 }
@@ -482,9 +489,7 @@ exchange *exchange_start(int peers, const coll_block *send, const coll_block *re
             x->send_offset[i] -= bytes;
             x->recv_offset[i] -= bytes;
         }
-        const bool direct = message_one_run(x->types[x->self], x->send[x->self].count) ||
-                            message_one_run(x->types[peers + x->self], x->recv[x->self].count);
-        if (!direct && !(x->self_staging = bufpool_take(bytes))) {
+        if (!self_direct(x) && !(x->self_staging = bufpool_take(bytes))) {
             give_back(x);
             return NULL;
         }

@@ -36,6 +36,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * MEMCOMM_HUGE_PAGES=0 turns this off (where the kernel stalls to find free 2 MiB pages). */
 enum { HUGE_PAGE = 2 << 20, HUGE_FROM = 64 << 10 };
 
+/* Whether a buffer of this capacity is made of huge pages. */
+static bool in_huge_pages(int64_t capacity)
+{
+    return capacity >= HUGE_FROM && config_get()->huge_pages;
+}
+
 /* The capacity of a fresh buffer for `bytes`: slightly different message sizes share
  * buffers, small ones rounded to a power of two (many small messages in flight stay on few
  * pages), larger by an eighth, and from HUGE_FROM on, to whole huge pages. */
@@ -48,7 +54,7 @@ static int64_t capacity_for(int64_t bytes)
         return capacity;
     }
     const int64_t capacity = bytes + bytes / 8;
-    if (capacity < HUGE_FROM || !config_get()->huge_pages)
+    if (!in_huge_pages(capacity))
         return capacity;
     return ((int64_t)sizeof(header) + capacity + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE -
            (int64_t)sizeof(header);
@@ -57,7 +63,7 @@ static int64_t capacity_for(int64_t bytes)
 static header *fresh_buffer(int64_t capacity)
 {
     const size_t bytes = (size_t)((int64_t)sizeof(header) + capacity + 63) / 64 * 64;
-    if (capacity < HUGE_FROM || !config_get()->huge_pages)
+    if (!in_huge_pages(capacity))
         return mc_aligned_alloc(64, bytes);
     header *h = mc_aligned_alloc(HUGE_PAGE, bytes); /* whole huge pages: capacity_for */
 #ifdef MADV_HUGEPAGE
