@@ -27,7 +27,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * looks up page by page (MPICH: process_vm_readv), and the pack writes the buffer through the
  * TLB: on the AMD EPYC VM, MPICH's ping-pong of the 256^2 transpose took 25 us carried with
  * its staging in 2 MiB pages against 49 us in 4 KiB pages, the 1024^2 one 0.69-0.79 ms
- * against 1.25-1.37, and ddtbench's micro-apps of 73 KB (WRF) to 1 MB moved 1.25-1.8x faster
+ * against 1.25-1.37, and ddtbench's micro-apps of 73 KB (WRF) to 1 MB moved 1.24-2.14x faster
  * than the hand loop plus send where they were 0.89-1.18x (two builds alternated, three
  * launches, a throwaway comparison, not kept; bench pingpong's rows are the kept figures).
  * A buffer larger than the pool keeps is faulted in anew by every call: 256 MiB took 91-101
