@@ -12,6 +12,7 @@
  * Python runner (`memcomm bench pack`) turns them into tables of medians and ratios.
  *
  *   bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] [--only SUBSTRING]
+ *              [--methods memcpy,memcomm,...] [--cache as-left|flushed]
  *
  * --sizes are the transpose sides; --scale divides every other pattern's size (for quick
  * runs). Before timing, every method's bytes are compared with the MPI's: a benchmark of a
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "harness.h"
 #include "memcomm.h"
 #include "options.h"
 
@@ -267,6 +269,11 @@ static int verify(const pattern *p, int64_t bytes, char *ref, char *out)
  * when the next one starts; with only some of them the others' do not shape the figures. */
 static bool method_selected[METHODS];
 
+/* --cache flushed: every timed call starts with all of the pattern's arrays out of the
+ * caches (the seed's INV state), so that no method's figure depends on which method ran
+ * before it; the default (as-left) times each method in the caches the one before left. */
+static bool flush_before_each;
+
 /* Every method in turn within each repetition, so that a slow spell of this (shared, noisy)
  * machine hits all methods alike and the ratios of medians stay fair. */
 static int measure(const pattern *p, int reps)
@@ -292,6 +299,12 @@ static int measure(const pattern *p, int reps)
                 continue; /* memcpy and lines have no direction: measured once */
             /* unpacks read the MPI's packed bytes, so the array keeps its values; no copy
              * runs in between, which would leave the caches other than the packs find them */
+            if (flush_before_each) {
+                cache_invalidate(p->typed, (int64_t)p->typed_bytes);
+                cache_invalidate(out, bytes);
+                cache_invalidate(ref, bytes);
+                cache_invalidate(copy_src, bytes);
+            }
             double t0 = MPI_Wtime();
             run(p, method, pack, pack ? out : ref, bytes, copy_src, lines, nlines);
             double dt = MPI_Wtime() - t0;
@@ -354,11 +367,12 @@ static void make_transpose(pattern *p, int64_t n, bool is_double)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    static const char *const known[] = {"--reps", "--sizes", "--scale", "--only", "--methods",
-                                        NULL};
+    static const char *const known[] = {"--reps",    "--sizes", "--scale", "--only",
+                                        "--methods", "--cache", NULL};
     if (!bench_options_known(argc, argv, known)) {
         fprintf(stderr, "usage: bench_pack [--reps R] [--sizes 512,1024,...] [--scale S] "
-                        "[--only SUBSTRING] [--methods memcpy,memcomm,...]\n");
+                        "[--only SUBSTRING] [--methods memcpy,memcomm,...] "
+                        "[--cache as-left|flushed]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *methods = bench_option(argc, argv, "--methods", "");
@@ -380,6 +394,12 @@ int main(int argc, char **argv)
         method_selected[m] = true;
         at += len + (at[len] == ',');
     }
+    const char *cache = bench_option(argc, argv, "--cache", "as-left");
+    if (strcmp(cache, "as-left") && strcmp(cache, "flushed")) {
+        fprintf(stderr, "bench_pack: --cache must be as-left or flushed, not %s\n", cache);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    flush_before_each = !strcmp(cache, "flushed");
     const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
     const int64_t scale = atoll(bench_option(argc, argv, "--scale", "1"));
     const char *sizes = bench_option(argc, argv, "--sizes", "512,1024,2048,4096,8192");

@@ -194,6 +194,9 @@ def program_arguments(
         if experiment.name == "pack" and args.methods:
             parameters["methods"] = args.methods
             program += ["--methods", args.methods]
+        if experiment.name == "pack":
+            parameters["cache"] = args.cache
+            program += ["--cache", args.cache]
         if experiment.name == "em3d" and args.span:
             parameters["span"] = args.span
             program += ["--span", str(args.span)]
@@ -922,6 +925,13 @@ def parser() -> argparse.ArgumentParser:
                 help="pack: only these methods, comma-separated (memcpy, lines, mpi, manual, "
                 "manual-blocked, memcomm; default all): each leaves its arrays in the caches "
                 "the next one finds",
+            )
+            p.add_argument(
+                "--cache",
+                choices=("as-left", "flushed"),
+                default="as-left",
+                help="pack: the caches each timed call starts from: as the method before left "
+                "them, or with the pattern's arrays flushed (the seed's INV state)",
             )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(

@@ -109,12 +109,16 @@ class Run:
 
     def result(self, record: dict[str, Any]) -> dict[str, Any]:
         """A result with its run's context (MPI name, engine) filled in. A run over another
-        transport than the MPI's default counts as another MPI ("openmpi over tcp"), so that
-        analyses keep the two apart."""
+        transport than the MPI's default counts as another MPI ("openmpi over tcp"), and so
+        does a pack run that flushed the caches before each call ("mpich caches flushed"),
+        so that analyses keep them apart."""
         mpi = self.meta["mpi"]["name"]
-        transport = self.meta.get("parameters", {}).get("transport", "default")
+        parameters = self.meta.get("parameters", {})
+        transport = parameters.get("transport", "default")
         if transport != "default":
             mpi += f" over {transport}"
+        if parameters.get("cache", "as-left") == "flushed":
+            mpi += " caches flushed"
         return {"mpi": mpi, "engine": self.meta["engine"], **record}
 
 

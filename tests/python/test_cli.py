@@ -77,6 +77,23 @@ def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mpi", BUILT)
+def test_bench_pack_with_flushed_caches_says_so_in_its_records(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "pack.jsonl"
+    result = memcomm(
+        "bench", "pack", "--mpi", mpi, "--reps", "3", "--sizes", "64", "--only", "transpose",
+        "--methods", "memcpy,memcomm", "--cache", "flushed", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    runs = results.read([out])
+    assert runs[0].meta["parameters"]["cache"] == "flushed"
+    records = [runs[0].result(r) for r in runs[0].results]
+    assert {r["method"] for r in records} == {"memcpy", "memcomm"}
+    assert {r["mpi"] for r in records} == {f"{mpi} caches flushed"}
+    bad = memcomm("bench", "pack", "--mpi", mpi, "--cache", "warm")
+    assert bad.returncode != 0 and "--cache" in bad.stderr
+
+
+@pytest.mark.parametrize("mpi", BUILT)
 def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
     result = memcomm("machine", "--mpi", mpi, "--json")
     assert result.returncode == 0, result.stderr
