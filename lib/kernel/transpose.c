@@ -257,25 +257,31 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
 /* The walk goes down strips of input columns: a strip is a few input lines wide, so its
  * output is that many lines' worth of output rows, each written front to back (a few streams
  * the hardware follows). How wide a strip is, the plan says (plan_transpose_strip_lines).
- * With streamed stores (calls beyond the streaming threshold, whose data comes from memory)
- * the input rows, one per micro-tile row and more than the prefetchers follow, are
- * prefetched by hand PREFETCH_TILES micro-tiles down, into L2. With cached stores (smaller
- * calls, whose data sits in L2 or L3) they are not: there the prefetches cost 512^2 floats
- * 20-25% and gained doubles nothing (a throwaway harness around this kernel, not kept).
- * Against square tiles walked row by row (the walk before 2026-11-25), on the AMD EPYC
- * (Zen 5) VM, bench pack: see docs/results/2026-11-25-strip. Prefetching 4 micro-tiles
- * down instead of 2, or into L1, gained nothing (a throwaway program, not kept). */
+ * The input rows, one per micro-tile row and more than the prefetchers follow, are
+ * prefetched by hand PREFETCH_TILES micro-tiles down, into L2: always with streamed stores
+ * (calls beyond the streaming threshold, whose data comes from memory), and with cached
+ * stores (smaller calls, whose data may sit in L2 or L3, or not) only for floats
+ * (PREFETCH_CACHED). On the AMD EPYC (Zen 5) VM, bench pack --cache flushed (every array out
+ * of the caches) against the same build without those prefetches, medians of three
+ * alternated runs: floats 256^2-1024^2 1.5-1.77x faster, doubles 0.92-1.01x; with the
+ * caches as left by the run before, floats 0.89-1.06x, doubles 0.87-0.98x (all with the
+ * 256-bit kernels this machine picks; the 512-bit float kernel, flushed, 1.0-1.28x; the
+ * AVX2-only float kernel not measured: this machine has AVX-512). So floats prefetch and
+ * doubles do not. Against square tiles walked row by row (the walk before
+ * 2026-11-25): see docs/results/2026-11-25-strip. Prefetching 4 micro-tiles down instead of
+ * 2, or into L1, gained nothing (a throwaway program, not kept). */
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
- * lines are MR * ELEM = 64 bytes): bands of `tile` rows, each walked strip by strip.
+ * lines are MR * ELEM = 64 bytes; PREFETCH_CACHED: prefetch with cached stores too): bands
+ * of `tile` rows, each walked strip by strip.
  * Micro-tiles start at the first column whose input rows are line-aligned (a wide load that
  * splits two lines costs two) and, when streaming, at the first row whose output lines are
  * aligned, as non-temporal stores need; the rows and columns before those, and the partial
  * micro-tiles at the ends, are edges. Prefetches never fault, so past the last row is
  * harmless. */
 
-#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO)                                      \
+#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, PREFETCH_CACHED)                     \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
                                                      int64_t tile, bool stream)                \
@@ -296,7 +302,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
                         const char *s = src + r * sp + c * (ELEM);                             \
                         char *d = dst + c * dp + r * (ELEM);                                   \
-                        if (nt && (c - c0) % line == 0) /* each input line, before its use */ \
+                        if ((nt || (PREFETCH_CACHED)) && (c - c0) % line == 0) /* each line */ \
                             for (int q = 0; q < (MR); q++)                                     \
                                 _mm_prefetch(s + (PREFETCH_TILES * (MR) + q) * sp, _MM_HINT_T1); \
                         if (nt)                                                                \
@@ -315,12 +321,12 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         edge(src, sp, dst, dp, r_lo, r_hi, c_hi, cols, (ELEM));                                \
     }
 
-TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512)
-TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2)
-TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2)
-TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512)
-TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes)
-TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2)
+TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512, false)
+TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2, false)
+TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true)
+TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true)
+TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true)
+TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false)
 
 #endif /* MEMCOMM_X86 */
 
