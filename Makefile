@@ -53,7 +53,7 @@ $(VENV)/.installed: pyproject.toml
 
 $(MPI4PY_TESTS)/main.py: $(VENV)/.installed
 	rm -rf $(VENV)/mpi4py-sdist && mkdir -p $(VENV)/mpi4py-sdist
-	$(VENV)/bin/pip download --quiet --no-deps --no-binary :all: -d $(VENV)/mpi4py-sdist \
+	$(VENV)/bin/pip download --quiet --no-deps --no-binary mpi4py -d $(VENV)/mpi4py-sdist \
 	  "mpi4py==$$($(VENV)/bin/python -c 'import mpi4py; print(mpi4py.__version__)')"
 	tar -xzf $(VENV)/mpi4py-sdist/mpi4py-*.tar.gz -C $(VENV)/mpi4py-sdist
 	rm -rf $(MPI4PY_TESTS) && mv $(VENV)/mpi4py-sdist/mpi4py-*/test $(MPI4PY_TESTS)
