@@ -97,6 +97,15 @@ plan_copy_fn kernel_strided_unpack_for(int64_t block);
  * machine's SIMD width has none. */
 plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
 
+/* Whether a destination of `rows` rows `pitch` bytes apart is out of the caches: the first
+ * lines of a few rows spread over it, loaded together and timed against kernel_cold_ticks
+ * (residency.c). False where that cannot be told. */
+bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch);
+
+/* The time-stamp ticks above which those loads came from memory, calibrated at the first
+ * call; 0 where the caches and memory are not told apart (no probing then). */
+int64_t kernel_cold_ticks(void);
+
 /* Flattened list of blocks inside strided dims (the call's count outermost). */
 void kernel_list_pack(const plan *p, char *typed, int64_t count, char *packed);
 void kernel_list_unpack(const plan *p, char *typed, int64_t count, char *packed);

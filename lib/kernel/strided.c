@@ -181,7 +181,9 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
 }
 
 /* A transpose-like walk through the plan's SIMD kernel: for each step of the outer dims, one
- * transposing copy of the innermost two (packed order is outer-dim-major). */
+ * transposing copy of the innermost two (packed order is outer-dim-major). Streamed by size,
+ * or, where the plan says to probe, when the first copy's destination (the packed rows, or
+ * the typed rows) is out of the caches. */
 static void walk_transpose(const plan *p, const plan_strided *s, const plan_transpose *t,
                            char *typed, char *packed, bool pack)
 {
@@ -189,12 +191,15 @@ static void walk_transpose(const plan *p, const plan_strided *s, const plan_tran
     const int64_t n_o = s->count[k - 2], n_i = s->count[k - 1], s_i = s->stride[k - 1];
     const int64_t packed_pitch = n_i * s->block;
     char *base = typed + s->off;
+    const bool stream =
+        t->stream || (t->probe && (pack ? kernel_lines_cold(packed, n_o, packed_pitch)
+                                        : kernel_lines_cold(base, n_i, s_i)));
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     for (;;) {
         if (pack)
-            p->transpose(base, s_i, packed, packed_pitch, n_i, n_o, t->tile, t->stream);
+            p->transpose(base, s_i, packed, packed_pitch, n_i, n_o, t->tile, stream);
         else
-            p->transpose(packed, packed_pitch, base, s_i, n_o, n_i, t->tile, t->stream);
+            p->transpose(packed, packed_pitch, base, s_i, n_o, n_i, t->tile, stream);
         packed += n_o * packed_pitch;
         if (!kernel_next_outer(s, k - 3, idx, &base))
             return;

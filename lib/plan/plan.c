@@ -220,6 +220,7 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
         if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
             bytes = INT64_MAX;
     out->stream = bytes > p->stream_bytes;
+    out->probe = !out->stream && bytes > p->l2_bytes;
     /* the band of as many rows as the machine's tile row holds elements, halved while one
      * strip's input and output pages overflow the second-level TLB, and no larger than the
      * matrix needs (a multiple of 16 rows: whole micro-tiles) */
@@ -261,6 +262,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     out->tile_bytes = m->value[MACHINE_TILE];
     out->line_size = m->value[MACHINE_LINE];
     out->stream_bytes = m->value[MACHINE_STREAM];
+    out->l2_bytes = m->value[MACHINE_L2];
     out->simd_bytes = m->value[MACHINE_SIMD];
     out->shuffle_bytes = m->value[MACHINE_SHUFFLE];
     if (plan_as_strided(normal, &out->strided)) {

@@ -86,12 +86,17 @@ static inline int64_t plan_transpose_strip_lines(bool stream)
  * inner by a row pitch) is copied: bands of as many rows as the machine's tile row bytes hold
  * elements (MACHINE_TILE), fewer when one strip's input and output pages would not fit the
  * second-level TLB or the matrix is smaller; streamed when the call moves more than the
- * machine's streaming threshold. */
+ * machine's streaming threshold, and, from the L2 size up to it, when the destination is found
+ * out of the caches at the call (`probe`, kernel_lines_cold). Not below the L2 size: what fits
+ * there is read next by the MPI (a packed message) or the program (an unpacked one), and
+ * streamed stores would send it to memory first (ping-pong of 256^2 doubles 13-23% slower
+ * probed; 384^2, past L2, 1.2-1.4x faster). */
 typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
 
 typedef struct {
     int64_t tile; /* rows of a band */
     bool stream;
+    bool probe; /* not `stream` by size: streamed if the destination is out of the caches */
     int64_t tile_pages;    /* pages one strip of a band touches, input and output */
     plan_tile_bound bound; /* what set the band */
 } plan_transpose;
@@ -122,6 +127,7 @@ struct plan {
     const char *kernel_name;
     /* the machine it was planned for */
     int64_t page_size, tlb_entries, stlb_entries, line_size, stream_bytes, simd_bytes;
+    int64_t l2_bytes;
     int64_t shuffle_bytes; /* registers the transposes shuffle in (0: simd_bytes) */
     int64_t tile_bytes;
 };

@@ -57,7 +57,16 @@ int main(int argc, char **argv)
         MPI_Type_commit(&small);
         CHECK_SAYS(explain(small, 64), "bands of 64 rows: the matrix needs no more (tile row "
                                        "2048 B), touching 9 pages");
-        CHECK_SAYS(explain(small, 64), "cached stores");
+        CHECK_SAYS(explain(small, 64), "cached stores: the call fits the L2");
+        /* 2 MiB (512 x 512 doubles): past the 1 MiB L2, below the 4 MiB threshold */
+        MPI_Datatype mid_column, mid;
+        MPI_Type_vector(512, 1, 512, MPI_DOUBLE, &mid_column);
+        MPI_Type_create_resized(mid_column, 0, sizeof(double), &mid);
+        MPI_Type_commit(&mid);
+        CHECK_SAYS(explain(mid, 512), "non-temporal stores if a few of the destination's lines "
+                                      "are found out of the caches at the call, else cached");
+        MPI_Type_free(&mid_column);
+        MPI_Type_free(&mid);
         MPI_Type_free(&small_column);
         MPI_Type_free(&small);
         /* records of {int, double}: one shuffle each */

@@ -55,13 +55,14 @@ static void test_transpose_tiles(void)
 {
     /* 4 KiB pages, 1536 second-level TLB entries, 2 KiB tile rows (the AMD EPYC VM) */
     plan p = {.page_size = 4096, .tlb_entries = 72, .stlb_entries = 1536, .line_size = 64,
-              .stream_bytes = 2 << 20, .tile_bytes = 2048, .transpose = no_transpose};
+              .stream_bytes = 2 << 20, .l2_bytes = 1 << 20, .tile_bytes = 2048,
+              .transpose = no_transpose};
     plan_transpose t;
     plan_strided doubles = transpose(4096);
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 256 && t.bound == TILE_ROW_BYTES);
     /* streamed: strips of 4 lines, 32 doubles; a strip's band rows are a page each, and so
      * are its 32 output rows */
-    CHECK(t.tile_pages == 256 + 32 && t.stream);
+    CHECK(t.tile_pages == 256 + 32 && t.stream && !t.probe);
     plan_strided floats = transpose(4096);
     floats.block = floats.stride[0] = 4, floats.stride[1] = 4 * 4096;
     CHECK(plan_transpose_for(&p, &floats, &t) && t.tile == 512 && t.bound == TILE_ROW_BYTES);
@@ -73,7 +74,12 @@ static void test_transpose_tiles(void)
     p.stlb_entries = 1536;
     plan_strided small = transpose(48);
     CHECK(plan_transpose_for(&p, &small, &t) && t.tile == 64 && t.bound == TILE_MATRIX);
-    CHECK(!t.stream);
+    CHECK(!t.stream && !t.probe);
+    /* past the L2 and below the streaming threshold, the destination decides at the call:
+     * 384^2 doubles (1.2 MB) probe it, 256^2 (0.5 MB) fit the L2 and store cached */
+    plan_strided mid = transpose(384), fits = transpose(256);
+    CHECK(plan_transpose_for(&p, &mid, &t) && !t.stream && t.probe);
+    CHECK(plan_transpose_for(&p, &fits, &t) && !t.stream && !t.probe);
     /* rows of 1 KiB: 128 doubles */
     p.tile_bytes = 1024;
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 128);

@@ -1,0 +1,122 @@
+/* Whether a call's destination is in the caches, asked at the call (kernel_lines_cold).
+ *
+ * Streaming (non-temporal) stores skip the read-for-ownership of each destination line and
+ * win where the lines are out of the caches; where they are in, they must first be evicted,
+ * and plain stores win. Which holds depends on what the program did before the call, not on
+ * its size: `bench pack` transposes of 384^2-640^2 doubles into a flushed destination ran
+ * 2.7-2.9x faster streamed, and streamed into one a calibration had wrongly called cold ran
+ * at 0.2x (2026-11-26, AMD EPYC VM). So between the L2 size, below which the next reader (the
+ * MPI, or the program) should find the bytes in L2 (lib/plan/plan.h), and the streaming
+ * threshold, above which the destination cannot be cached anyway, the transposes look: the
+ * first lines of SAMPLE_LINES consecutive rows of the destination are loaded together and
+ * timed, one time-stamp pair around them, against a threshold calibrated once per process.
+ * Consecutive rows, not rows spread over the destination: their page-table entries share a
+ * line, so the loads pay at most one page walk, where spread ones each paid their own (8
+ * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with
+ * the pages in the TLB; throwaway program) and L3 read as memory. Loads, not prefetches: a
+ * prefetch retires before its line arrives. A line not yet mapped faults and counts as cold,
+ * as it is. The probe costs one memory latency at most (about 0.2 us). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "kernel.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <x86intrin.h>
+
+enum { SAMPLE_LINES = 8, CALIBRATION_ROUNDS = 12 };
+
+/* Time-stamp ticks the loads of `line[0..SAMPLE_LINES)` take, issued together (their
+ * misses overlap: one memory latency, not eight). */
+static uint64_t time_loads(const char *const line[SAMPLE_LINES])
+{
+    uint64_t sum = 0;
+    _mm_lfence();
+    const uint64_t start = __rdtsc();
+    _mm_lfence();
+    for (int i = 0; i < SAMPLE_LINES; i++)
+        sum += *(const volatile unsigned char *)line[i];
+    _mm_lfence();
+    const uint64_t ticks = __rdtsc() - start;
+    __asm__ volatile("" : : "r"(sum));
+    return ticks;
+}
+
+static int compare_ticks(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found */
+
+/* Between the median time of the sampled loads from L3 and the lower quartile of their time
+ * from memory, with the probe's geometry (first lines of consecutive 4 KiB rows). On the AMD
+ * EPYC VM 8 such loads took 130-180 ticks from L3 in every process and 470-910 from memory,
+ * whose median moved from process to process (throwaway program); a threshold from L1's time
+ * and memory's median (an earlier version) ranged 260-470 and called L3 cold in some
+ * processes, for all their calls. A destination in L3 wants cached stores. Costs about 1 ms,
+ * once per process that probes. */
+static void calibrate(void)
+{
+    enum { ROW = 4096 };
+    const int64_t l2 = machine_get()->value[MACHINE_L2];
+    const size_t bytes = (size_t)(l2 > 0 && l2 <= (4 << 20) ? 2 * l2 : 8 << 20);
+    char *buf = aligned_alloc(ROW, bytes);
+    if (!buf)
+        return;
+    uint64_t in_l3[CALIBRATION_ROUNDS], in_memory[CALIBRATION_ROUNDS];
+    for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
+        const char *line[SAMPLE_LINES];
+        for (int i = 0; i < SAMPLE_LINES; i++)
+            line[i] = buf + (int64_t)i * ROW + (r % (ROW / 128)) * 128;
+        /* the sampled rows are written first, and the rest of twice the L2 after them */
+        memset(buf, r, bytes);
+        in_l3[r] = time_loads(line);
+        for (int i = 0; i < SAMPLE_LINES; i++)
+            _mm_clflush(line[i]);
+        _mm_mfence();
+        in_memory[r] = time_loads(line);
+    }
+    free(buf);
+    qsort(in_l3, CALIBRATION_ROUNDS, sizeof *in_l3, compare_ticks);
+    qsort(in_memory, CALIBRATION_ROUNDS, sizeof *in_memory, compare_ticks);
+    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 2], memory = in_memory[CALIBRATION_ROUNDS / 4];
+    if (memory > 2 * l3) /* else the two are not told apart here: never probe */
+        atomic_store(&cold_ticks, (l3 + memory) / 2);
+}
+
+static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
+
+int64_t kernel_cold_ticks(void)
+{
+    pthread_once(&calibrated, calibrate);
+    return (int64_t)atomic_load(&cold_ticks);
+}
+
+bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
+{
+    const uint64_t threshold = (uint64_t)kernel_cold_ticks();
+    if (!threshold || rows <= 0)
+        return false;
+    const char *line[SAMPLE_LINES];
+    for (int i = 0; i < SAMPLE_LINES; i++)
+        line[i] = dst + (i % rows) * pitch;
+    return time_loads(line) > threshold;
+}
+
+#else /* no time-stamp counter to probe with: the size decides alone */
+
+int64_t kernel_cold_ticks(void) { return 0; }
+
+bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
+{
+    (void)dst;
+    (void)rows;
+    (void)pitch;
+    return false;
+}
+
+#endif
