@@ -89,9 +89,10 @@ void kernel_contig_pack(const plan *p, char *typed, int64_t count, char *packed)
 void kernel_contig_unpack(const plan *p, char *typed, int64_t count, char *packed);
 
 /* Strided form; the innermost copy is specialized for blocks of 1, 2, 4, 8, 16, 24, 32, 40, 48
- * and 64 bytes; with AVX2 (`simd_bytes`), packs of 4- and 8-byte blocks fill 32-byte stores. */
+ * and 64 bytes; with AVX2 (`simd_bytes`), packs of 4- and 8-byte blocks fill 32-byte stores,
+ * and with AVX-512 blocks of other sizes are copied front to back in 64-byte moves. */
 plan_copy_fn kernel_strided_pack_for(int64_t block, int64_t simd_bytes);
-plan_copy_fn kernel_strided_unpack_for(int64_t block);
+plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes);
 
 /* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn), NULL when the
  * machine's SIMD width has none. */

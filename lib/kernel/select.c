@@ -18,7 +18,7 @@ void kernel_select(plan *p)
         return;
     case PLAN_STRIDED:
         p->pack = kernel_strided_pack_for(p->strided.block, p->simd_bytes);
-        p->unpack = kernel_strided_unpack_for(p->strided.block);
+        p->unpack = kernel_strided_unpack_for(p->strided.block, p->simd_bytes);
         p->transpose = kernel_transpose_for(p->strided.block, kernel_transpose_bytes(p));
         p->kernel_name = "strided";
         return;
