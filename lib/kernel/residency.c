@@ -52,13 +52,15 @@ static int compare_ticks(const void *a, const void *b)
 
 static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found */
 
-/* Between the median time of the sampled loads from L3 and the lower quartile of their time
- * from memory, with the probe's geometry (first lines of consecutive 4 KiB rows). On the AMD
- * EPYC VM 8 such loads took 130-180 ticks from L3 in every process and 470-910 from memory,
- * whose median moved from process to process (throwaway program); a threshold from L1's time
- * and memory's median (an earlier version) ranged 260-470 and called L3 cold in some
- * processes, for all their calls. A destination in L3 wants cached stores. Costs about 1 ms,
- * once per process that probes. */
+/* Twice the median time of the sampled loads from L3, or halfway from it to the lower
+ * quartile of their time from memory if that is less, with the probe's geometry (first lines
+ * of consecutive 4 KiB rows). On the AMD EPYC VM 8 such loads took 130-180 ticks from L3 in
+ * every process and 440-910 from memory, whose spread moved from process to process
+ * (throwaway program). A threshold from L1's time and memory's median (an earlier version)
+ * ranged 260-470 and called L3 cold in some processes, for all their calls; halfway from L3
+ * to memory's quartile (310-470) called flushed rows cached in 3-6 of 11 unpacks of a 512^2
+ * transpose (`bench pack --cache flushed`). A destination in L3 wants cached stores, one in
+ * memory streamed ones. Costs about 1 ms, once per process that probes. */
 static void calibrate(void)
 {
     enum { ROW = 4096 };
@@ -85,7 +87,7 @@ static void calibrate(void)
     qsort(in_memory, CALIBRATION_ROUNDS, sizeof *in_memory, compare_ticks);
     const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 2], memory = in_memory[CALIBRATION_ROUNDS / 4];
     if (memory > 2 * l3) /* else the two are not told apart here: never probe */
-        atomic_store(&cold_ticks, (l3 + memory) / 2);
+        atomic_store(&cold_ticks, 2 * l3 < (l3 + memory) / 2 ? 2 * l3 : (l3 + memory) / 2);
 }
 
 static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
@@ -101,10 +103,17 @@ bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
     const uint64_t threshold = (uint64_t)kernel_cold_ticks();
     if (!threshold || rows <= 0)
         return false;
-    const char *line[SAMPLE_LINES];
-    for (int i = 0; i < SAMPLE_LINES; i++)
-        line[i] = dst + (i % rows) * pitch;
-    return time_loads(line) > threshold;
+    /* the first rows, then, if they are out, rows from the middle: a destination partly in
+     * the caches keeps cached stores (streamed ones into its cached lines ran at a fifth of
+     * their speed) */
+    for (int64_t first = 0; first <= rows / 2; first += rows / 2 > 0 ? rows / 2 : 1) {
+        const char *line[SAMPLE_LINES];
+        for (int i = 0; i < SAMPLE_LINES; i++)
+            line[i] = dst + (first + i % (rows - first)) * pitch;
+        if (time_loads(line) <= threshold)
+            return false;
+    }
+    return true;
 }
 
 #else /* no time-stamp counter to probe with: the size decides alone */
