@@ -9,13 +9,14 @@
  * MPI, or the program) should find the bytes in L2 (lib/plan/plan.h), and the streaming
  * threshold, above which the destination cannot be cached anyway, the transposes look: the
  * first lines of SAMPLE_LINES consecutive rows of the destination are loaded together and
- * timed, one time-stamp pair around them, against a threshold calibrated once per process.
+ * timed, one time-stamp pair around them, against a threshold calibrated once per process;
+ * if they read cold, so must SAMPLE_LINES rows from its middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
  * line, so the loads pay at most one page walk, where spread ones each paid their own (8
  * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with
  * the pages in the TLB; throwaway program) and L3 read as memory. Loads, not prefetches: a
  * prefetch retires before its line arrives. A line not yet mapped faults and counts as cold,
- * as it is. The probe costs one memory latency at most (about 0.2 us). */
+ * as it is. The probe costs two memory latencies at most (about 0.4 us). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

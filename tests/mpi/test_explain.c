@@ -22,14 +22,22 @@ static const char *explain(MPI_Datatype t, MPI_Count count)
             fprintf(stderr, "  expected \"%s\" in:\n%s", (words), (text));                     \
     } while (0)
 
+/* A column of an n x n matrix of doubles, resized to one element: n of them transpose it. */
+static MPI_Datatype column_of(int n)
+{
+    MPI_Datatype column, resized;
+    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &resized);
+    MPI_Type_free(&column);
+    MPI_Type_commit(&resized);
+    return resized;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     /* the seed paper's transpose: 1024 columns of a 1024 x 1024 matrix of doubles */
-    MPI_Datatype column, transpose;
-    MPI_Type_vector(1024, 1, 1024, MPI_DOUBLE, &column);
-    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
-    MPI_Type_commit(&transpose);
+    MPI_Datatype transpose = column_of(1024);
     const char *t = explain(transpose, 1024);
     CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
     CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
@@ -51,23 +59,15 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "non-temporal stores");
         /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
          * apart (8 pages) and fills 8 output rows (1 page) */
-        MPI_Datatype small_column, small;
-        MPI_Type_vector(64, 1, 64, MPI_DOUBLE, &small_column);
-        MPI_Type_create_resized(small_column, 0, sizeof(double), &small);
-        MPI_Type_commit(&small);
+        MPI_Datatype small = column_of(64);
         CHECK_SAYS(explain(small, 64), "bands of 64 rows: the matrix needs no more (tile row "
                                        "2048 B), touching 9 pages");
         CHECK_SAYS(explain(small, 64), "cached stores: the call fits the L2");
         /* 2 MiB (512 x 512 doubles): past the 1 MiB L2, below the 4 MiB threshold */
-        MPI_Datatype mid_column, mid;
-        MPI_Type_vector(512, 1, 512, MPI_DOUBLE, &mid_column);
-        MPI_Type_create_resized(mid_column, 0, sizeof(double), &mid);
-        MPI_Type_commit(&mid);
+        MPI_Datatype mid = column_of(512);
         CHECK_SAYS(explain(mid, 512), "non-temporal stores if a few of the destination's lines "
                                       "are found out of the caches at the call, else cached");
-        MPI_Type_free(&mid_column);
         MPI_Type_free(&mid);
-        MPI_Type_free(&small_column);
         MPI_Type_free(&small);
         /* records of {int, double}: one shuffle each */
         int one[2] = {1, 1};
@@ -106,7 +106,6 @@ int main(int argc, char **argv)
     CHECK(memcomm_type_explain(uncommitted, 1, text, sizeof text) == -1);
     CHECK(memcomm_type_explain(transpose, 1024, text, 10) == -1);
 
-    MPI_Type_free(&column);
     MPI_Type_free(&transpose);
     MPI_Type_free(&rows);
     MPI_Type_free(&irregular);
