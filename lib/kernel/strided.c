@@ -17,8 +17,9 @@
  * prefetched 8.2-11.3; from the caches 34-40, 36-43, 42.5-45. 2 KiB blocks 512 KiB apart
  * (the y face of 256^3): from memory 4.9-5.9, 7.0-9.7, 8.2-10.3; from the caches glibc
  * stays ahead, 35-42 against 29-32. With 32-byte moves the loop lost to glibc from the
- * caches (26-28 against 32-42). AMD EPYC VM, medians of 21, a throwaway program. So the
- * AVX-512 instantiations copy blocks of other sizes so, the others keep memcpy. */
+ * caches (26-28 against 32-42). AMD EPYC VM, medians of 21, a throwaway program. So on
+ * AVX-512 machines blocks of other sizes are copied so when the typed side is out of the
+ * caches (counted_pack_any_probed); elsewhere, and from the caches, by memcpy. */
 static inline __attribute__((always_inline)) void copy_forward(char *dst, const char *src,
                                                                int64_t n, const char *next)
 {
@@ -332,6 +333,37 @@ COUNTED(b64)
 COUNTED(any)
 #if MEMCOMM_X86
 COUNTED(any_forward)
+
+/* Blocks of other sizes: copy_forward when the typed side is out of the caches, glibc's
+ * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
+ * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) for calls
+ * moving a quarter of the L2 or more (there the probe's 0.2-0.4 us is a few percent of the
+ * copy at most); smaller ones keep memcpy. */
+static bool typed_side_cold(const plan *p, char *typed, int64_t count)
+{
+    plan_strided s;
+    if (p->size * count < p->l2_bytes / 4 || !plan_strided_for_count(p, count, &s))
+        return false;
+    const int inner = s.ndims - 1;
+    return inner < 0 ? kernel_lines_cold(typed + s.off, 1, 0)
+                     : kernel_lines_cold(typed + s.off, s.count[inner], s.stride[inner]);
+}
+
+static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
+{
+    if (typed_side_cold(p, typed, count))
+        counted_pack_any_forward(p, typed, count, packed);
+    else
+        counted_pack_any(p, typed, count, packed);
+}
+
+static void counted_unpack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
+{
+    if (typed_side_cold(p, typed, count))
+        counted_unpack_any_forward(p, typed, count, packed);
+    else
+        counted_unpack_any(p, typed, count, packed);
+}
 #endif
 
 #if MEMCOMM_X86
@@ -367,7 +399,7 @@ plan_copy_fn kernel_strided_pack_for(int64_t block, int64_t simd_bytes)
     default:
 #if MEMCOMM_X86
         if (simd_bytes >= MACHINE_SIMD_AVX512)
-            return counted_pack_any_forward;
+            return counted_pack_any_probed;
 #endif
         return counted_pack_any;
     }
@@ -392,7 +424,7 @@ plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes)
     default:
 #if MEMCOMM_X86
         if (simd_bytes >= MACHINE_SIMD_AVX512)
-            return counted_unpack_any_forward;
+            return counted_unpack_any_probed;
 #endif
         return counted_unpack_any;
     }
