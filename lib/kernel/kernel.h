@@ -99,8 +99,9 @@ plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes);
 plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
 
 /* Whether a destination of `rows` rows `pitch` bytes apart is out of the caches: the first
- * lines of a few rows spread over it, loaded together and timed against kernel_cold_ticks
- * (residency.c). False where that cannot be told. */
+ * lines of 8 consecutive rows at its start, and then of 8 from its middle, each group loaded
+ * together and timed against kernel_cold_ticks (residency.c). False where that cannot be
+ * told. */
 bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch);
 
 /* The time-stamp ticks above which those loads came from memory, calibrated at the first

@@ -4,7 +4,7 @@
  * win where the lines are out of the caches; where they are in, they must first be evicted,
  * and plain stores win. Which holds depends on what the program did before the call, not on
  * its size: `bench pack` transposes of 384^2-640^2 doubles into a flushed destination ran
- * 2.7-2.9x faster streamed, and streamed into one a calibration had wrongly called cold ran
+ * 2.5-3.0x faster streamed, and streamed into one a calibration had wrongly called cold ran
  * at 0.2x (2026-11-26, AMD EPYC VM). So between the L2 size, below which the next reader (the
  * MPI, or the program) should find the bytes in L2 (lib/plan/plan.h), and the streaming
  * threshold, above which the destination cannot be cached anyway, the transposes look: the
@@ -56,7 +56,7 @@ static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found 
 /* Twice the median time of the sampled loads from L3, or halfway from it to the lower
  * quartile of their time from memory if that is less, with the probe's geometry (first lines
  * of consecutive 4 KiB rows). On the AMD EPYC VM 8 such loads took 130-180 ticks from L3 in
- * every process and 440-910 from memory, whose spread moved from process to process
+ * every process and 470-910 from memory, whose spread moved from process to process
  * (throwaway program). A threshold from L1's time and memory's median (an earlier version)
  * ranged 260-470 and called L3 cold in some processes, for all their calls; halfway from L3
  * to memory's quartile (310-470) called flushed rows cached in 3-6 of 11 unpacks of a 512^2

@@ -11,8 +11,9 @@
 
 /* A block of any size front to back in 64-byte moves (the last overlapping the one before
  * it; writing the overlap again writes the same bytes), each line of the next block
- * (`next`, on the typed side) prefetched as its counterpart here is copied. glibc's memcpy loads a block's last lines first and then walks
- * it from the start, where the prefetchers do not follow. 2 KiB blocks 16 KiB apart (an FFT
+ * (`next`, on the typed side) prefetched as its counterpart here is copied. glibc's memcpy
+ * loads a block's last lines first and then walks it from the start, where the prefetchers
+ * do not follow. 2 KiB blocks 16 KiB apart (an FFT
  * slab) from memory: glibc 5.6-6.3 GB/s, 64-byte moves alone 8.5-9.0, with the next block
  * prefetched 8.2-11.3; from the caches 34-40, 36-43, 42.5-45. 2 KiB blocks 512 KiB apart
  * (the y face of 256^3): from memory 4.9-5.9, 7.0-9.7, 8.2-10.3; from the caches glibc

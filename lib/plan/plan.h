@@ -90,7 +90,8 @@ static inline int64_t plan_transpose_strip_lines(bool stream)
  * out of the caches at the call (`probe`, kernel_lines_cold). Not below the L2 size: what fits
  * there is read next by the MPI (a packed message) or the program (an unpacked one), and
  * streamed stores would send it to memory first (ping-pong of 256^2 doubles 13-23% slower
- * probed; 384^2, past L2, 1.2-1.4x faster). */
+ * with the probe's first version; 384^2-640^2, past L2, 1.08-1.70x faster with the final
+ * one). */
 typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
 
 typedef struct {
