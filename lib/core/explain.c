@@ -136,11 +136,17 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
             (long long)plan_transpose_strip_lines(tr.stream),
-            tr.stream  ? "non-temporal stores: the call moves more than the streaming threshold"
-            : tr.probe ? "non-temporal stores if a few of the destination's lines are found out of "
-                         "the caches at the call, else cached: the call moves more than the L2 "
-                         "holds and less than the streaming threshold"
-                       : "cached stores: the call fits the L2, where the next reader finds it");
+            tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
+            : tr.probe
+                ? "non-temporal stores if a few of the destination's lines are found out of "
+                  "the caches at the call, else cached, with the source's lines ahead prefetched "
+                  "if a few of them are out: the call moves more than the L2 holds "
+                  "and less than the streaming threshold"
+            : tr.probe_source
+                ? "cached stores: the call fits the L2, where the next reader finds it; the "
+                  "source's lines ahead prefetched if a few of them are found out of the caches at "
+                  "the call"
+                : "cached stores: the call fits the L2, where the next reader finds it");
     }
     else if (blocked)
         put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "

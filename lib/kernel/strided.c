@@ -215,10 +215,22 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
     }
 }
 
+/* How a transpose stores and prefetches (plan_transpose_mode): streamed by size; where the
+ * plan says to probe, by whether the first copy's destination (or, in calls that fit the L2,
+ * its source) is out of the caches. */
+static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *src,
+                                          int64_t src_rows, int64_t src_pitch, const char *dst,
+                                          int64_t dst_rows, int64_t dst_pitch)
+{
+    if (t->stream || (t->probe && kernel_lines_cold(dst, dst_rows, dst_pitch)))
+        return TRANSPOSE_STREAM;
+    if (t->probe_source && kernel_lines_cold(src, src_rows, src_pitch))
+        return TRANSPOSE_COLD;
+    return TRANSPOSE_WARM;
+}
+
 /* A transpose-like walk through the plan's SIMD kernel: for each step of the outer dims, one
- * transposing copy of the innermost two (packed order is outer-dim-major). Streamed by size,
- * or, where the plan says to probe, when the first copy's destination (the packed rows, or
- * the typed rows) is out of the caches. */
+ * transposing copy of the innermost two (packed order is outer-dim-major). */
 static void walk_transpose(const plan *p, const plan_strided *s, const plan_transpose *t,
                            char *typed, char *packed, bool pack)
 {
@@ -226,15 +238,15 @@ static void walk_transpose(const plan *p, const plan_strided *s, const plan_tran
     const int64_t n_o = s->count[k - 2], n_i = s->count[k - 1], s_i = s->stride[k - 1];
     const int64_t packed_pitch = n_i * s->block;
     char *base = typed + s->off;
-    const bool stream =
-        t->stream || (t->probe && (pack ? kernel_lines_cold(packed, n_o, packed_pitch)
-                                        : kernel_lines_cold(base, n_i, s_i)));
+    const plan_transpose_mode mode =
+        pack ? transpose_mode(t, base, n_i, s_i, packed, n_o, packed_pitch)
+             : transpose_mode(t, packed, n_o, packed_pitch, base, n_i, s_i);
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     for (;;) {
         if (pack)
-            p->transpose(base, s_i, packed, packed_pitch, n_i, n_o, t->tile, stream);
+            p->transpose(base, s_i, packed, packed_pitch, n_i, n_o, t->tile, mode);
         else
-            p->transpose(packed, packed_pitch, base, s_i, n_o, n_i, t->tile, stream);
+            p->transpose(packed, packed_pitch, base, s_i, n_o, n_i, t->tile, mode);
         packed += n_o * packed_pitch;
         if (!kernel_next_outer(s, k - 3, idx, &base))
             return;

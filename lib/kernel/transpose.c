@@ -7,8 +7,8 @@
  * transposed in registers, and stored as whole 64-byte output lines, so every line is read
  * and written once. Micro-tiles are walked in bands of `tile` rows (plan_transpose_for: pages
  * few enough for the TLB), each band strip by strip (see TRANSPOSE_WALK).
- * With `stream`, the output lines go out with non-temporal stores: they bypass the caches
- * and skip the read-for-ownership, which is what memcpy does for large copies.
+ * With TRANSPOSE_STREAM, the output lines go out with non-temporal stores: they bypass the
+ * caches and skip the read-for-ownership, which is what memcpy does for large copies.
  *
  * Edges (rows before the first aligned output line, the last partial micro-tiles) are copied
  * element by element. Instruction sets are chosen at run time (machine SIMD width); each
@@ -258,40 +258,40 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
  * output is that many lines' worth of output rows, each written front to back (a few streams
  * the hardware follows). How wide a strip is, the plan says (plan_transpose_strip_lines).
  * The input rows, one per micro-tile row and more than the prefetchers follow, are
- * prefetched by hand PREFETCH_TILES micro-tiles down, into L2: always with streamed stores
- * (calls beyond the streaming threshold, whose data comes from memory), and with cached
- * stores (smaller calls, whose data may sit in L2 or L3, or not) only for floats
- * (PREFETCH_CACHED). On the AMD EPYC (Zen 5) VM, bench pack --cache flushed (every array out
- * of the caches) against the same build without those prefetches, medians of three
- * alternated runs: floats 256^2-1024^2 1.5-1.77x faster, doubles 0.92-1.01x; with the
- * caches as left by the run before, floats 0.89-1.06x, doubles 0.87-0.98x (all with the
- * 256-bit kernels this machine picks; the 512-bit float kernel, flushed, 1.0-1.28x; the
- * AVX2-only float kernel not measured: this machine has AVX-512). So floats prefetch and
- * doubles do not. Against square tiles walked row by row (the walk before
- * 2026-11-25): see docs/results/2026-11-25-strip. Prefetching 4 micro-tiles down instead of
- * 2, or into L1, gained nothing (a throwaway program, not kept). */
+ * prefetched by hand PREFETCH_TILES micro-tiles down, into L2, unless the plan or its probe
+ * found them in the caches (TRANSPOSE_WARM; plan.h). Floats prefetch then too: with the
+ * caches as the run before left them (some of it in L3), 384^2 floats packed at 18.7-19.3
+ * GB/s without, 21.5-21.9 with (two alternations). On the AMD EPYC (Zen 5) VM, `bench pack --cache flushed`
+ * (every array out of the caches), medians of 21, two alternations against the walk that
+ * prefetched doubles only when streaming (commit 1a45aff): 192^2 and 256^2 doubles, source
+ * found cold, 4.5-4.9 -> 6.2-7.4 GB/s; as left by the run before, 0.97-1.03x at 128^2-512^2.
+ * Not prefetched: the output lines (prefetcht0 of the lines two micro-tiles down gained
+ * nothing measurable on the cached stores' reads-for-ownership, two alternations), and
+ * nothing 4 micro-tiles down instead of 2, or into L1 (a throwaway program, not kept). */
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
- * lines are MR * ELEM = 64 bytes; PREFETCH_CACHED: prefetch with cached stores too): bands
- * of `tile` rows, each walked strip by strip.
+ * lines are MR * ELEM = 64 bytes; FETCH_WARM: the input prefetched in TRANSPOSE_WARM too):
+ * bands of `tile` rows, each walked strip by strip.
  * Micro-tiles start at the first column whose input rows are line-aligned (a wide load that
  * splits two lines costs two) and, when streaming, at the first row whose output lines are
  * aligned, as non-temporal stores need; the rows and columns before those, and the partial
- * micro-tiles at the ends, are edges. Prefetches never fault, so past the last row is
- * harmless. */
+ * micro-tiles at the ends, are edges. Prefetches never fault, so past the last row or column
+ * is harmless. */
 
-#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, PREFETCH_CACHED)                     \
+#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, FETCH_WARM)                         \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
-                                                     int64_t tile, bool stream)                \
+                                                     int64_t tile, plan_transpose_mode mode)   \
     {                                                                                          \
         tile = tile < (MR) ? (MR) : tile / (MR) * (MR); /* whole micro-tiles */               \
         const int64_t line = 64 / (ELEM);               /* elements per input line */          \
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
-        const bool nt = stream && dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                \
-        const int64_t strip = line * plan_transpose_strip_lines(nt);                         \
+        const bool nt = mode == TRANSPOSE_STREAM && dp % 64 == 0 &&                            \
+                        (uintptr_t)dst % (ELEM) == 0;                                          \
+        const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
+        const int64_t strip = line * plan_transpose_strip_lines(nt);                           \
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
@@ -302,7 +302,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
                         const char *s = src + r * sp + c * (ELEM);                             \
                         char *d = dst + c * dp + r * (ELEM);                                   \
-                        if ((nt || (PREFETCH_CACHED)) && (c - c0) % line == 0) /* each line */ \
+                        if (fetch && (c - c0) % line == 0) /* each input line */               \
                             for (int q = 0; q < (MR); q++)                                     \
                                 _mm_prefetch(s + (PREFETCH_TILES * (MR) + q) * sp, _MM_HINT_T1); \
                         if (nt)                                                                \

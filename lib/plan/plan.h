@@ -65,12 +65,20 @@ typedef struct {
     int64_t pages_touched; /* R_p of the unblocked innermost loop */
 } plan_tiles;
 
+/* How a transposing copy stores and prefetches, by where its lines are at the call. */
+typedef enum {
+    TRANSPOSE_WARM,   /* cached stores, nothing prefetched: the lines are in the caches */
+    TRANSPOSE_COLD,   /* cached stores, source lines prefetched: the source is in memory,
+                         the result stays in the caches for its next reader */
+    TRANSPOSE_STREAM, /* non-temporal stores, source lines prefetched */
+} plan_transpose_mode;
+
 /* A transposing copy dst[c * dp + r * elem] = src[r * sp + c * elem] (r < rows, c < cols;
  * pitches in bytes) through SIMD registers (kernel/transpose.c), in bands of `tile` rows, each
- * walked in strips of input columns (plan_transpose_strip_lines), with non-temporal stores
- * when `stream`. */
+ * walked in strips of input columns (plan_transpose_strip_lines). */
 typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_t dp,
-                                  int64_t rows, int64_t cols, int64_t tile, bool stream);
+                                  int64_t rows, int64_t cols, int64_t tile,
+                                  plan_transpose_mode mode);
 
 /* How many input lines wide a transpose's strips are: one with cached stores (output rows a
  * power-of-two pitch apart share an L1 set, and more of them than its ways evict each other
@@ -91,13 +99,17 @@ static inline int64_t plan_transpose_strip_lines(bool stream)
  * there is read next by the MPI (a packed message) or the program (an unpacked one), and
  * streamed stores would send it to memory first (ping-pong of 256^2 doubles 13-23% slower
  * with the probe's first version; 384^2-640^2, past L2, 1.08-1.70x faster with the final
- * one). */
+ * one). Where stores stay cached from a quarter of the L2 size up, the source is probed too
+ * (`probe_source`): found out of the caches, its lines of the micro-tiles ahead are
+ * prefetched (TRANSPOSE_COLD), which the hardware does not do for rows a pitch apart; in the
+ * caches those prefetches only cost (kernel/transpose.c). */
 typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
 
 typedef struct {
     int64_t tile; /* rows of a band */
     bool stream;
     bool probe; /* not `stream` by size: streamed if the destination is out of the caches */
+    bool probe_source; /* else prefetched (TRANSPOSE_COLD) if the source is out of them */
     int64_t tile_pages;    /* pages one strip of a band touches, input and output */
     plan_tile_bound bound; /* what set the band */
 } plan_transpose;

@@ -46,9 +46,9 @@ static void test_transpose_threshold(void)
 }
 
 static void no_transpose(const char *src, int64_t sp, char *dst, int64_t dp, int64_t rows,
-                         int64_t cols, int64_t tile, bool stream)
+                         int64_t cols, int64_t tile, plan_transpose_mode mode)
 {
-    (void)src, (void)sp, (void)dst, (void)dp, (void)rows, (void)cols, (void)tile, (void)stream;
+    (void)src, (void)sp, (void)dst, (void)dp, (void)rows, (void)cols, (void)tile, (void)mode;
 }
 
 static void test_transpose_tiles(void)
@@ -74,12 +74,16 @@ static void test_transpose_tiles(void)
     p.stlb_entries = 1536;
     plan_strided small = transpose(48);
     CHECK(plan_transpose_for(&p, &small, &t) && t.tile == 64 && t.bound == TILE_MATRIX);
-    CHECK(!t.stream && !t.probe);
+    CHECK(!t.stream && !t.probe && !t.probe_source);
     /* past the L2 and below the streaming threshold, the destination decides at the call:
-     * 384^2 doubles (1.2 MB) probe it, 256^2 (0.5 MB) fit the L2 and store cached */
-    plan_strided mid = transpose(384), fits = transpose(256);
-    CHECK(plan_transpose_for(&p, &mid, &t) && !t.stream && t.probe);
-    CHECK(plan_transpose_for(&p, &fits, &t) && !t.stream && !t.probe);
+     * 384^2 doubles (1.2 MB) probe it; 256^2 (0.5 MB) fit the L2 and store cached; from a
+     * quarter of the L2, where stores stay cached, the source decides the prefetches: 181^2
+     * (262,088 B) is below it */
+    plan_strided mid = transpose(384), fits = transpose(256), quarter = transpose(181);
+    CHECK(plan_transpose_for(&p, &mid, &t) && !t.stream && t.probe && t.probe_source);
+    CHECK(plan_transpose_for(&p, &fits, &t) && !t.stream && !t.probe && t.probe_source);
+    CHECK(plan_transpose_for(&p, &quarter, &t) && !t.stream && !t.probe && !t.probe_source);
+    CHECK(plan_transpose_for(&p, &doubles, &t) && t.stream && !t.probe && !t.probe_source);
     /* rows of 1 KiB: 128 doubles */
     p.tile_bytes = 1024;
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 128);
