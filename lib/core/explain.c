@@ -140,13 +140,9 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             : tr.probe
                 ? "non-temporal stores if a few of the destination's lines are found out of "
                   "the caches at the call, else cached, with the source's lines ahead prefetched "
-                  "if a few of them are out: the call moves more than the L2 holds "
-                  "and less than the streaming threshold"
-            : tr.probe_source
-                ? "cached stores: the call fits the L2, where the next reader finds it; the "
-                  "source's lines ahead prefetched if a few of them are found out of the caches at "
-                  "the call"
-                : "cached stores: the call fits the L2, where the next reader finds it");
+                  "if a few of them are out: the call moves at least a quarter of what the L2 "
+                  "holds and less than the streaming threshold"
+                : "cached stores: the call moves less than a quarter of what the L2 holds");
     }
     else if (blocked)
         put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "

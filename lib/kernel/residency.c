@@ -5,12 +5,13 @@
  * and plain stores win. Which holds depends on what the program did before the call, not on
  * its size: `bench pack` transposes of 384^2-640^2 doubles into a flushed destination ran
  * 2.5-3.0x faster streamed, and streamed into one a calibration had wrongly called cold ran
- * at 0.2x (2026-11-26, AMD EPYC VM). So between the L2 size, below which the next reader (the
- * MPI, or the program) should find the bytes in L2 (lib/plan/plan.h), and the streaming
- * threshold, above which the destination cannot be cached anyway, the transposes look: the
- * first lines of SAMPLE_LINES consecutive rows of the destination are loaded together and
- * timed, one time-stamp pair around them, against a threshold calibrated once per process;
- * if they read cold, so must SAMPLE_LINES rows from its middle.
+ * at 0.2x (2026-11-26, AMD EPYC VM). So from a quarter of the L2 size, below which the
+ * probe's cost would weigh (lib/plan/plan.h), to the streaming threshold, above which the
+ * destination cannot be cached anyway, the transposes look (at the source too, for its
+ * prefetches, when the destination is cached); the long blocks of other strided walks look
+ * at their typed side (kernel/strided.c). The first lines of SAMPLE_LINES consecutive rows
+ * are loaded together and timed, one time-stamp pair around them, against a threshold
+ * calibrated once per process; if they read cold, so must SAMPLE_LINES rows from the middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
  * line, so the loads pay at most one page walk, where spread ones each paid their own (8
  * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with

@@ -216,15 +216,15 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
 }
 
 /* How a transpose stores and prefetches (plan_transpose_mode): streamed by size; where the
- * plan says to probe, by whether the first copy's destination (or, in calls that fit the L2,
- * its source) is out of the caches. */
+ * plan says to probe, by whether the first copy's destination, and then its source, are out of
+ * the caches. */
 static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *src,
                                           int64_t src_rows, int64_t src_pitch, const char *dst,
                                           int64_t dst_rows, int64_t dst_pitch)
 {
     if (t->stream || (t->probe && kernel_lines_cold(dst, dst_rows, dst_pitch)))
         return TRANSPOSE_STREAM;
-    if (t->probe_source && kernel_lines_cold(src, src_rows, src_pitch))
+    if (t->probe && kernel_lines_cold(src, src_rows, src_pitch))
         return TRANSPOSE_COLD;
     return TRANSPOSE_WARM;
 }

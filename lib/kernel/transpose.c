@@ -261,13 +261,14 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
  * prefetched by hand PREFETCH_TILES micro-tiles down, into L2, unless the plan or its probe
  * found them in the caches (TRANSPOSE_WARM; plan.h). Floats prefetch then too: with the
  * caches as the run before left them (some of it in L3), 384^2 floats packed at 18.7-19.3
- * GB/s without, 21.5-21.9 with (two alternations). On the AMD EPYC (Zen 5) VM, `bench pack --cache flushed`
- * (every array out of the caches), medians of 21, two alternations against the walk that
- * prefetched doubles only when streaming (commit 1a45aff): 192^2 and 256^2 doubles, source
- * found cold, 4.5-4.9 -> 6.2-7.4 GB/s; as left by the run before, 0.97-1.03x at 128^2-512^2.
- * Not prefetched: the output lines (prefetcht0 of the lines two micro-tiles down gained
- * nothing measurable on the cached stores' reads-for-ownership, two alternations), and
- * nothing 4 micro-tiles down instead of 2, or into L1 (a throwaway program, not kept). */
+ * GB/s without, 21.5-21.9 with (two alternations). With cached stores into a destination in
+ * the caches and a source out of them (TRANSPOSE_COLD), the prefetch is what moves the
+ * source: on the AMD EPYC (Zen 5) VM, `bench pack --cache flushed` at commit b24780e, where
+ * calls below the L2 size stored cached whatever their destination, 192^2 and 256^2 doubles
+ * ran at 6.2-7.4 GB/s with it and 4.5-4.9 without (medians of 21, two alternations). Not
+ * prefetched: the output lines (prefetcht0 of the lines two micro-tiles down gained nothing
+ * measurable on the cached stores' reads-for-ownership, two alternations), and nothing 4
+ * micro-tiles down instead of 2, or into L1 (a throwaway program, not kept). */
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output

@@ -94,22 +94,21 @@ static inline int64_t plan_transpose_strip_lines(bool stream)
  * inner by a row pitch) is copied: bands of as many rows as the machine's tile row bytes hold
  * elements (MACHINE_TILE), fewer when one strip's input and output pages would not fit the
  * second-level TLB or the matrix is smaller; streamed when the call moves more than the
- * machine's streaming threshold, and, from the L2 size up to it, when the destination is found
- * out of the caches at the call (`probe`, kernel_lines_cold). Not below the L2 size: what fits
- * there is read next by the MPI (a packed message) or the program (an unpacked one), and
- * streamed stores would send it to memory first (ping-pong of 256^2 doubles 13-23% slower
- * with the probe's first version; 384^2-640^2, past L2, 1.08-1.70x faster with the final
- * one). Where stores stay cached from a quarter of the L2 size up, the source is probed too
- * (`probe_source`): found out of the caches, its lines of the micro-tiles ahead are
- * prefetched (TRANSPOSE_COLD), which the hardware does not do for rows a pitch apart; in the
- * caches those prefetches only cost (kernel/transpose.c). */
+ * machine's streaming threshold. From a quarter of the L2 size up to it (`probe`), by what a
+ * probe at the call finds (kernel_lines_cold): streamed if the destination is out of the
+ * caches; else, with cached stores, the source's lines prefetched if it is out of them
+ * (TRANSPOSE_COLD); else neither. Smaller calls neither: the probe's cost would weigh, and
+ * what they write is read next from L1 or L2. Streamed stores into a destination in the
+ * caches lose, and whatever fits the L2 is read next by the MPI (a packed message) or the
+ * program (an unpacked one) from there, so the probe must tell the caches from memory: its
+ * first version, which could not, made a 256^2 ping-pong 13-23% slower, and the probe was
+ * kept to calls past the L2 size until commit b24780e (kernel/residency.c). */
 typedef enum { TILE_ROW_BYTES, TILE_STLB, TILE_MATRIX } plan_tile_bound;
 
 typedef struct {
     int64_t tile; /* rows of a band */
     bool stream;
-    bool probe; /* not `stream` by size: streamed if the destination is out of the caches */
-    bool probe_source; /* else prefetched (TRANSPOSE_COLD) if the source is out of them */
+    bool probe; /* not `stream` by size: the mode decided at the call (plan_transpose_mode) */
     int64_t tile_pages;    /* pages one strip of a band touches, input and output */
     plan_tile_bound bound; /* what set the band */
 } plan_transpose;

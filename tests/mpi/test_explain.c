@@ -62,18 +62,16 @@ int main(int argc, char **argv)
         MPI_Datatype small = column_of(64);
         CHECK_SAYS(explain(small, 64), "bands of 64 rows: the matrix needs no more (tile row "
                                        "2048 B), touching 9 pages");
-        CHECK_SAYS(explain(small, 64), "cached stores: the call fits the L2");
-        /* 512 KiB (256 x 256 doubles): from a quarter of the L2 the source is probed */
-        MPI_Datatype quarter = column_of(256);
-        CHECK_SAYS(explain(quarter, 256), "cached stores: the call fits the L2, where the next "
-                                          "reader finds it; the source's lines ahead prefetched "
-                                          "if a few of them are found out of the caches");
+        CHECK_SAYS(explain(small, 64), "cached stores: the call moves less than a quarter");
+        /* 512 KiB (256 x 256 doubles) and 2 MiB (512 x 512), from a quarter of the 1 MiB L2
+         * to the 4 MiB threshold: decided at the call */
+        MPI_Datatype quarter = column_of(256), mid = column_of(512);
+        const char *probed = "non-temporal stores if a few of the destination's lines are found "
+                             "out of the caches at the call, else cached, with the source's "
+                             "lines ahead prefetched if a few of them are out";
+        CHECK_SAYS(explain(quarter, 256), probed);
+        CHECK_SAYS(explain(mid, 512), probed);
         MPI_Type_free(&quarter);
-        /* 2 MiB (512 x 512 doubles): past the 1 MiB L2, below the 4 MiB threshold */
-        MPI_Datatype mid = column_of(512);
-        CHECK_SAYS(explain(mid, 512), "non-temporal stores if a few of the destination's lines "
-                                      "are found out of the caches at the call, else cached, "
-                                      "with the source's lines ahead prefetched");
         MPI_Type_free(&mid);
         MPI_Type_free(&small);
         /* records of {int, double}: one shuffle each */

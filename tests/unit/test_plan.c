@@ -74,16 +74,15 @@ static void test_transpose_tiles(void)
     p.stlb_entries = 1536;
     plan_strided small = transpose(48);
     CHECK(plan_transpose_for(&p, &small, &t) && t.tile == 64 && t.bound == TILE_MATRIX);
-    CHECK(!t.stream && !t.probe && !t.probe_source);
-    /* past the L2 and below the streaming threshold, the destination decides at the call:
-     * 384^2 doubles (1.2 MB) probe it; 256^2 (0.5 MB) fit the L2 and store cached; from a
-     * quarter of the L2, where stores stay cached, the source decides the prefetches: 181^2
-     * (262,088 B) is below it */
+    CHECK(!t.stream && !t.probe);
+    /* from a quarter of the L2 to the streaming threshold, the destination and the source
+     * decide at the call: 384^2 doubles (1.2 MB) and 256^2 (0.5 MB) probe them, 181^2
+     * (262,088 B) is below a quarter and stores cached */
     plan_strided mid = transpose(384), fits = transpose(256), quarter = transpose(181);
-    CHECK(plan_transpose_for(&p, &mid, &t) && !t.stream && t.probe && t.probe_source);
-    CHECK(plan_transpose_for(&p, &fits, &t) && !t.stream && !t.probe && t.probe_source);
-    CHECK(plan_transpose_for(&p, &quarter, &t) && !t.stream && !t.probe && !t.probe_source);
-    CHECK(plan_transpose_for(&p, &doubles, &t) && t.stream && !t.probe && !t.probe_source);
+    CHECK(plan_transpose_for(&p, &mid, &t) && !t.stream && t.probe);
+    CHECK(plan_transpose_for(&p, &fits, &t) && !t.stream && t.probe);
+    CHECK(plan_transpose_for(&p, &quarter, &t) && !t.stream && !t.probe);
+    CHECK(plan_transpose_for(&p, &doubles, &t) && t.stream && !t.probe);
     /* rows of 1 KiB: 128 doubles */
     p.tile_bytes = 1024;
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 128);
