@@ -132,10 +132,14 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                      why, row, band_pages, stlb);
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; bands of "
-                "%lld rows: %s, each walked in strips %lld input lines wide; %s\n",
+                "%lld rows: %s, each walked in strips %s; %s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
-            (long long)plan_transpose_strip_lines(tr.stream),
+            tr.stream || tr.probe
+                ? "16 input lines wide where the stores are streamed and a few of the source's "
+                  "lines are found out of the caches at the call, 4 where they are in, 1 with "
+                  "cached stores"
+                : "1 input line wide",
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
             : tr.probe
                 ? "non-temporal stores if a few of the destination's lines are found out of "

@@ -208,7 +208,8 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
         for (int e = 0; e < 2; e++) {
             const int64_t elem = e == 0 ? 8 : 4, n = square_side(32 << 20, elem);
             plan_transpose_fn transpose = kernel_transpose_for(elem, simd_bytes);
-            double seconds = transpose_seconds(transpose, src, dst, n, elem, row / elem, TRANSPOSE_STREAM);
+            double seconds =
+                transpose_seconds(transpose, src, dst, n, elem, row / elem, TRANSPOSE_STREAM_COLD);
             out->tile_gbps[i][e] = seconds > 0 ? (double)(n * n * elem) / seconds / 1e9 : 0;
             total += seconds;
         }
@@ -227,7 +228,8 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
         out->shuffle_widths[i] = width;
         double bytes = 0, seconds = 0;
         for (int64_t n = 1024; n <= 4096; n *= 2) {
-            seconds += transpose_seconds(transpose, src, dst, n, 8, out->tile_bytes / 8, TRANSPOSE_WARM);
+            seconds +=
+                transpose_seconds(transpose, src, dst, n, 8, out->tile_bytes / 8, TRANSPOSE_WARM);
             bytes += (double)(n * n * 8);
         }
         out->shuffle_gbps[i] = seconds > 0 ? bytes / seconds / 1e9 : 0;
@@ -245,8 +247,10 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
         int i = out->stream_points++;
         out->stream_sizes[i] = n * n * 8;
         const double gb = (double)(n * n * 8) / 1e9;
-        out->plain_gbps[i] = gb / transpose_seconds(transpose, src, dst, n, 8, tile, TRANSPOSE_WARM);
-        out->streaming_gbps[i] = gb / transpose_seconds(transpose, src, dst, n, 8, tile, TRANSPOSE_STREAM);
+        out->plain_gbps[i] =
+            gb / transpose_seconds(transpose, src, dst, n, 8, tile, TRANSPOSE_WARM);
+        out->streaming_gbps[i] =
+            gb / transpose_seconds(transpose, src, dst, n, 8, tile, TRANSPOSE_STREAM);
     }
     for (int i = out->stream_points - 1; i >= 0 && out->streaming_gbps[i] > out->plain_gbps[i]; i--)
         out->stream_bytes = i > 0 ? out->stream_sizes[i - 1] : 1;

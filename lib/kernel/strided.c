@@ -215,18 +215,20 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
     }
 }
 
-/* How a transpose stores and prefetches (plan_transpose_mode): streamed by size; where the
- * plan says to probe, by whether the first copy's destination, and then its source, are out of
- * the caches. */
+/* How a transpose stores and prefetches (plan_transpose_mode): streamed by size, or where the
+ * plan says to probe, when the first copy's destination is out of the caches; then, whether
+ * its source is out of them too (wider strips when streamed, prefetches when not). */
 static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *src,
                                           int64_t src_rows, int64_t src_pitch, const char *dst,
                                           int64_t dst_rows, int64_t dst_pitch)
 {
-    if (t->stream || (t->probe && kernel_lines_cold(dst, dst_rows, dst_pitch)))
-        return TRANSPOSE_STREAM;
-    if (t->probe && kernel_lines_cold(src, src_rows, src_pitch))
-        return TRANSPOSE_COLD;
-    return TRANSPOSE_WARM;
+    if (!t->stream && !t->probe)
+        return TRANSPOSE_WARM;
+    const bool stream = t->stream || kernel_lines_cold(dst, dst_rows, dst_pitch);
+    const bool cold_source = kernel_lines_cold(src, src_rows, src_pitch);
+    if (stream)
+        return cold_source ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
+    return cold_source ? TRANSPOSE_COLD : TRANSPOSE_WARM;
 }
 
 /* A transpose-like walk through the plan's SIMD kernel: for each step of the outer dims, one

@@ -7,8 +7,8 @@
  * transposed in registers, and stored as whole 64-byte output lines, so every line is read
  * and written once. Micro-tiles are walked in bands of `tile` rows (plan_transpose_for: pages
  * few enough for the TLB), each band strip by strip (see TRANSPOSE_WALK).
- * With TRANSPOSE_STREAM, the output lines go out with non-temporal stores: they bypass the
- * caches and skip the read-for-ownership, which is what memcpy does for large copies.
+ * With TRANSPOSE_STREAM(_COLD), the output lines go out with non-temporal stores: they bypass
+ * the caches and skip the read-for-ownership, which is what memcpy does for large copies.
  *
  * Edges (rows before the first aligned output line, the last partial micro-tiles) are copied
  * element by element. Instruction sets are chosen at run time (machine SIMD width); each
@@ -289,10 +289,10 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t line = 64 / (ELEM);               /* elements per input line */          \
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
-        const bool nt = mode == TRANSPOSE_STREAM && dp % 64 == 0 &&                            \
-                        (uintptr_t)dst % (ELEM) == 0;                                          \
+        const bool nt = (mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD) &&         \
+                        dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                          \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
-        const int64_t strip = line * plan_transpose_strip_lines(nt);                           \
+        const int64_t strip = line * (nt ? plan_transpose_strip_lines(mode) : 1);             \
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \

@@ -225,7 +225,10 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
      * strip's input and output pages overflow the second-level TLB, and no larger than the
      * matrix needs (a multiple of 16 rows: whole micro-tiles) */
     const int64_t out_pitch = n_i * elem;
-    const int64_t strip = plan_transpose_strip_lines(out->stream) * p->line_size / elem;
+    /* the widest strip a call may take, for the TLB */
+    const plan_transpose_mode widest =
+        out->stream || out->probe ? TRANSPOSE_STREAM_COLD : TRANSPOSE_WARM;
+    const int64_t strip = plan_transpose_strip_lines(widest) * p->line_size / elem;
     int64_t tile = 16;
     while (tile * 2 * elem <= p->tile_bytes && tile * 2 <= 1024)
         tile *= 2;

@@ -51,11 +51,13 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
     } else {
         CHECK_SAYS(t, "kernel: transpose");
-        /* 2 KiB rows would be bands of 256 doubles: a strip 4 lines wide touches 256 input
-         * pages and 32 output pages, halved to fit the 256 STLB entries */
+        /* 2 KiB rows would be bands of 256 doubles: a strip 16 lines wide touches 256 input
+         * pages and 128 output pages, halved to fit the 256 STLB entries */
         CHECK_SAYS(t, "bands of 128 rows: fewer than the machine's 2048 B tile row allows, so "
-                      "that their 160 pages fit the second-level TLB (256 entries), each walked "
-                      "in strips 4 input lines wide");
+                      "that their 256 pages fit the second-level TLB (256 entries), each walked "
+                      "in strips 16 input lines wide where the stores are streamed and a few of "
+                      "the source's lines are found out of the caches at the call, 4 where they "
+                      "are in");
         CHECK_SAYS(t, "non-temporal stores");
         /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
          * apart (8 pages) and fills 8 output rows (1 page) */

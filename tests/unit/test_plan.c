@@ -60,16 +60,17 @@ static void test_transpose_tiles(void)
     plan_transpose t;
     plan_strided doubles = transpose(4096);
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 256 && t.bound == TILE_ROW_BYTES);
-    /* streamed: strips of 4 lines, 32 doubles; a strip's band rows are a page each, and so
-     * are its 32 output rows */
-    CHECK(t.tile_pages == 256 + 32 && t.stream && !t.probe);
+    /* streamed: strips of 16 lines, 128 doubles; a strip's band rows are a page each, and so
+     * are its 128 output rows */
+    CHECK(t.tile_pages == 256 + 128 && t.stream && !t.probe);
     plan_strided floats = transpose(4096);
     floats.block = floats.stride[0] = 4, floats.stride[1] = 4 * 4096;
     CHECK(plan_transpose_for(&p, &floats, &t) && t.tile == 512 && t.bound == TILE_ROW_BYTES);
-    /* a small second-level TLB halves the band until a strip's pages fit: 32 rows in, 32 out */
-    p.stlb_entries = 64;
+    /* a small second-level TLB halves the band until a strip's pages fit: 32 rows in, 128
+     * out */
+    p.stlb_entries = 160;
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 32 && t.bound == TILE_STLB);
-    CHECK(t.tile_pages == 64);
+    CHECK(t.tile_pages == 160);
     /* a 48 x 48 matrix needs no band past 64 rows; below the streaming threshold */
     p.stlb_entries = 1536;
     plan_strided small = transpose(48);
