@@ -136,9 +136,9 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
             tr.stream || tr.probe
-                ? "16 input lines wide where the stores are streamed and a few of the source's "
-                  "lines are found out of the caches at the call, 4 where they are in, 1 with "
-                  "cached stores"
+                ? "16 input lines wide where the stores are streamed and a few lines of both "
+                  "the source and the destination are found out of the caches at the call, 4 "
+                  "where either is in, 1 with cached stores"
                 : "1 input line wide",
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
             : tr.probe

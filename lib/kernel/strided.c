@@ -217,17 +217,18 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
 
 /* How a transpose stores and prefetches (plan_transpose_mode): streamed by size, or where the
  * plan says to probe, when the first copy's destination is out of the caches; then, whether
- * its source is out of them too (wider strips when streamed, prefetches when not). */
+ * its source is out of them too: prefetches with cached stores, and with streamed ones wider
+ * strips where the destination is out as well (plan_transpose_strip_lines). */
 static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *src,
                                           int64_t src_rows, int64_t src_pitch, const char *dst,
                                           int64_t dst_rows, int64_t dst_pitch)
 {
     if (!t->stream && !t->probe)
         return TRANSPOSE_WARM;
-    const bool stream = t->stream || kernel_lines_cold(dst, dst_rows, dst_pitch);
+    const bool cold_destination = kernel_lines_cold(dst, dst_rows, dst_pitch);
     const bool cold_source = kernel_lines_cold(src, src_rows, src_pitch);
-    if (stream)
-        return cold_source ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
+    if (t->stream || cold_destination)
+        return cold_source && cold_destination ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
     return cold_source ? TRANSPOSE_COLD : TRANSPOSE_WARM;
 }
 

@@ -67,11 +67,11 @@ typedef struct {
 
 /* How a transposing copy stores and prefetches, by where its lines are at the call. */
 typedef enum {
-    TRANSPOSE_WARM,   /* cached stores, nothing prefetched: the lines are in the caches */
-    TRANSPOSE_COLD,   /* cached stores, source lines prefetched: the source is in memory,
-                         the result stays in the caches for its next reader */
-    TRANSPOSE_STREAM, /* non-temporal stores, source lines prefetched: the source is cached */
-    TRANSPOSE_STREAM_COLD, /* the same from a source out of the caches: wider strips */
+    TRANSPOSE_WARM,        /* cached stores, nothing prefetched: the lines are in the caches */
+    TRANSPOSE_COLD,        /* cached stores, source lines prefetched: the source is in memory,
+                              the result stays in the caches for its next reader */
+    TRANSPOSE_STREAM,      /* non-temporal stores, source lines prefetched */
+    TRANSPOSE_STREAM_COLD, /* the same, source and destination in memory: wider strips */
 } plan_transpose_mode;
 
 /* A transposing copy dst[c * dp + r * elem] = src[r * sp + c * elem] (r < rows, c < cols;
@@ -83,14 +83,16 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
 
 /* How many input lines wide a transpose's strips are: one with cached stores (output rows a
  * power-of-two pitch apart share an L1 set, and more of them than its ways evict each other
- * before their lines are filled); with streamed stores, which bypass L1, 4 from a source in
- * the caches and 16 from one in memory, where the wider strip reads more of each input row
- * in a run (DRAM pages opened for more bytes). On the AMD EPYC VM: 512^2 and 1024^2 doubles
- * packed warm, 4 lines cached ran at half the speed of one (a throwaway program, not kept);
- * `bench pack --cache flushed`, 512^2-4096^2 streamed, medians of 11, two alternations:
- * doubles 9.2-11.8 GB/s with strips of 4 lines, 12.7-14.6 with 16, floats 8.1-9.9 and
- * 10.3-12.9 (2 lines lost, 32 and 64 gained nothing over 16); as the run before left them,
- * 1024^2 doubles (8 MiB, in L3) lost 7% packed and 15-30% unpacked with 16. */
+ * before their lines are filled); with streamed stores, which bypass L1, 16 where both the
+ * source and the destination are in memory, whose wider strip reads more of each input row
+ * in a run (DRAM pages opened for more bytes), else 4. On the AMD EPYC VM: 512^2 and 1024^2
+ * doubles packed warm, 4 lines cached ran at half the speed of one (a throwaway program, not
+ * kept); `bench pack --cache flushed`, 512^2-4096^2 streamed, medians of 11, two
+ * alternations: doubles 9.2-11.8 GB/s with strips of 4 lines, 12.7-14.6 with 16, floats
+ * 8.1-9.9 and 10.3-12.9 (2 lines lost, 32 and 64 gained nothing over 16); but into a
+ * destination in L3 (`bench pack` as the run before left the caches: the unpack writes what
+ * the pack before it read), 1024^2 doubles unpacked at 10.7-11.4 in strips of 16 against
+ * 12.4-15.8 in strips of 4. */
 static inline int64_t plan_transpose_strip_lines(plan_transpose_mode mode)
 {
     return mode == TRANSPOSE_STREAM_COLD ? 16 : mode == TRANSPOSE_STREAM ? 4 : 1;
@@ -100,10 +102,10 @@ static inline int64_t plan_transpose_strip_lines(plan_transpose_mode mode)
  * inner by a row pitch) is copied: bands of as many rows as the machine's tile row bytes hold
  * elements (MACHINE_TILE), fewer when one strip's input and output pages would not fit the
  * second-level TLB or the matrix is smaller; streamed when the call moves more than the
- * machine's streaming threshold, in wider strips where the source is found out of the caches
- * at the call (kernel_lines_cold). From a quarter of the L2 size up to the threshold
- * (`probe`), by what the probe finds: streamed if the destination is out of the caches;
- * else, with cached stores, the source's lines prefetched if it is out of them
+ * machine's streaming threshold, in wider strips where the source and the destination are
+ * found out of the caches at the call (kernel_lines_cold). From a quarter of the L2 size up
+ * to the threshold (`probe`), by what the probe finds: streamed if the destination is out of
+ * the caches; else, with cached stores, the source's lines prefetched if it is out of them
  * (TRANSPOSE_COLD); else neither. Smaller calls neither: the probe's cost would weigh, and
  * what they write is read next from L1 or L2. Streamed stores into a destination in the
  * caches lose, and whatever fits the L2 is read next by the MPI (a packed message) or the

@@ -55,9 +55,9 @@ int main(int argc, char **argv)
          * pages and 128 output pages, halved to fit the 256 STLB entries */
         CHECK_SAYS(t, "bands of 128 rows: fewer than the machine's 2048 B tile row allows, so "
                       "that their 256 pages fit the second-level TLB (256 entries), each walked "
-                      "in strips 16 input lines wide where the stores are streamed and a few of "
-                      "the source's lines are found out of the caches at the call, 4 where they "
-                      "are in");
+                      "in strips 16 input lines wide where the stores are streamed and a few "
+                      "lines of both the source and the destination are found out of the caches "
+                      "at the call, 4 where either is in");
         CHECK_SAYS(t, "non-temporal stores");
         /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
          * apart (8 pages) and fills 8 output rows (1 page) */
