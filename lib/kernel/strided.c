@@ -226,9 +226,11 @@ static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *s
     if (!t->stream && !t->probe)
         return TRANSPOSE_WARM;
     const bool cold_destination = kernel_lines_cold(dst, dst_rows, dst_pitch);
+    if (t->stream && !cold_destination) /* the source's state changes nothing here */
+        return TRANSPOSE_STREAM;
     const bool cold_source = kernel_lines_cold(src, src_rows, src_pitch);
-    if (t->stream || cold_destination)
-        return cold_source && cold_destination ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
+    if (cold_destination)
+        return cold_source ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
     return cold_source ? TRANSPOSE_COLD : TRANSPOSE_WARM;
 }
 
@@ -352,13 +354,12 @@ COUNTED(any_forward)
 
 /* Blocks of other sizes: copy_forward when the typed side is out of the caches, glibc's
  * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
- * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) for calls
- * moving a quarter of the L2 or more (there the probe's 0.2-0.4 us is a few percent of the
- * copy at most); smaller ones keep memcpy. */
+ * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) in calls
+ * the plan probes (plan_probes); smaller ones keep memcpy. */
 static bool typed_side_cold(const plan *p, char *typed, int64_t count)
 {
     plan_strided s;
-    if (p->size * count < p->l2_bytes / 4 || !plan_strided_for_count(p, count, &s))
+    if (!plan_probes(p, p->size * count) || !plan_strided_for_count(p, count, &s))
         return false;
     const int inner = s.ndims - 1;
     return inner < 0 ? kernel_lines_cold(typed + s.off, 1, 0)

@@ -220,7 +220,7 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
         if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
             bytes = INT64_MAX;
     out->stream = bytes > p->stream_bytes;
-    out->probe = !out->stream && bytes >= p->l2_bytes / 4;
+    out->probe = !out->stream && plan_probes(p, bytes);
     /* the band of as many rows as the machine's tile row holds elements, halved while one
      * strip's input and output pages overflow the second-level TLB, and no larger than the
      * matrix needs (a multiple of 16 rows: whole micro-tiles) */

@@ -170,6 +170,14 @@ int64_t plan_pages_touched(int64_t W, int64_t S, int64_t n, int64_t page_size);
 bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entries,
                     int64_t line_size, plan_tiles *out);
 
+/* Whether a call moving `bytes` asks the residency probe (kernel_lines_cold) where its lines
+ * are: from a quarter of the L2 size, where the probe's 0.2-0.4 us is a few percent of the
+ * copy at most; a smaller call's lines are read next from L1 or L2 anyway. */
+static inline bool plan_probes(const plan *p, int64_t bytes)
+{
+    return bytes >= p->l2_bytes / 4;
+}
+
 /* Whether a strided walk (after the call's count is added) is transpose-like and the plan has
  * a transposing kernel for it; if so, its tiling. */
 bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *out);
