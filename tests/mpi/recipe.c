@@ -559,3 +559,13 @@ void recipe_options(int argc, char **argv, long long *cases, uint64_t *seed)
             *seed = strtoull(argv[i + 1], NULL, 10);
     }
 }
+
+MPI_Datatype recipe_transpose_column(int n)
+{
+    MPI_Datatype column, resized;
+    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &column);
+    MPI_Type_create_resized(column, 0, sizeof(double), &resized);
+    MPI_Type_free(&column);
+    MPI_Type_commit(&resized);
+    return resized;
+}

@@ -97,4 +97,8 @@ int recipe_smaller(const recipe *r, recipe **out, int cap);
 
 int recipe_basic_count(void);
 
+/* A column of an n x n matrix of doubles resized to one element, committed: n of them are
+ * the matrix's transpose (the tests' fixed transposing type). */
+MPI_Datatype recipe_transpose_column(int n);
+
 #endif

@@ -4,6 +4,7 @@
  * do not depend on the host. */
 #include "../check.h"
 #include "memcomm.h"
+#include "recipe.h"
 
 static char text[4096];
 
@@ -22,22 +23,11 @@ static const char *explain(MPI_Datatype t, MPI_Count count)
             fprintf(stderr, "  expected \"%s\" in:\n%s", (words), (text));                     \
     } while (0)
 
-/* A column of an n x n matrix of doubles, resized to one element: n of them transpose it. */
-static MPI_Datatype column_of(int n)
-{
-    MPI_Datatype column, resized;
-    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &column);
-    MPI_Type_create_resized(column, 0, sizeof(double), &resized);
-    MPI_Type_free(&column);
-    MPI_Type_commit(&resized);
-    return resized;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     /* the seed paper's transpose: 1024 columns of a 1024 x 1024 matrix of doubles */
-    MPI_Datatype transpose = column_of(1024);
+    MPI_Datatype transpose = recipe_transpose_column(1024);
     const char *t = explain(transpose, 1024);
     CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
     CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
@@ -61,13 +51,13 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "non-temporal stores");
         /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
          * apart (8 pages) and fills 8 output rows (1 page) */
-        MPI_Datatype small = column_of(64);
+        MPI_Datatype small = recipe_transpose_column(64);
         CHECK_SAYS(explain(small, 64), "bands of 64 rows: the matrix needs no more (tile row "
                                        "2048 B), touching 9 pages");
         CHECK_SAYS(explain(small, 64), "cached stores: the call moves less than a quarter");
         /* 512 KiB (256 x 256 doubles) and 2 MiB (512 x 512), from a quarter of the 1 MiB L2
          * to the 4 MiB threshold: decided at the call */
-        MPI_Datatype quarter = column_of(256), mid = column_of(512);
+        MPI_Datatype quarter = recipe_transpose_column(256), mid = recipe_transpose_column(512);
         const char *probed = "non-temporal stores if a few of the destination's lines are found "
                              "out of the caches at the call, else cached, with the source's "
                              "lines ahead prefetched if a few of them are out";

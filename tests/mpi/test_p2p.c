@@ -673,16 +673,6 @@ static bool isendrecv_replace_sound(int rank)
  * sends and receives, blocking, non-blocking and MPI_Sendrecv, all go to the MPI's own
  * datatype path; otherwise memcomm packs or unpacks each side (a fresh type's first calls are
  * packed trials when the path is measured). The data arrives either way. */
-/* The transpose of an n x n matrix of doubles: n columns, each a resized vector, committed. */
-static MPI_Datatype transpose_type(int n)
-{
-    MPI_Datatype column, transpose;
-    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &column);
-    MPI_Type_create_resized(column, 0, sizeof(double), &transpose);
-    MPI_Type_commit(&transpose);
-    MPI_Type_free(&column);
-    return transpose;
-}
 
 static bool paths_fixed_to_mpi(void)
 {
@@ -694,7 +684,7 @@ static void check_one_path_for_both_ends(int rank, bool active)
 {
     enum { N = 21 }; /* a layout no check before uses: its first calls are the first trials */
     double src[N * N], dst[N * N], want[N * N];
-    MPI_Datatype transpose = transpose_type(N);
+    MPI_Datatype transpose = recipe_transpose_column(N);
     for (int i = 0; i < N * N; i++)
         src[i] = i + 1000.0 * rank;
     memcomm_stats before, after;
@@ -735,7 +725,7 @@ static void check_sendrecv_alone_decides(int rank, bool active)
 {
     enum { N = 23, EXCHANGES = 40 }; /* a layout no other check uses */
     double src[N * N], dst[N * N], want[N * N];
-    MPI_Datatype transpose = transpose_type(N);
+    MPI_Datatype transpose = recipe_transpose_column(N);
     const int peer = 1 - rank;
     for (int i = 0; i < N * N; i++) {
         src[i] = i + 1000.0 * rank;
@@ -811,7 +801,7 @@ static void check_cancel(int rank)
 {
     enum { N = 24 };
     double src[N * N], dst[N * N], want[N * N];
-    MPI_Datatype transpose = transpose_type(N);
+    MPI_Datatype transpose = recipe_transpose_column(N);
     for (int i = 0; i < N * N; i++)
         src[i] = i + 0.5;
     memset(want, FILL, sizeof want);
