@@ -312,20 +312,40 @@ typedef void (*plain_walk_fn)(const plan_strided *s, char *typed, char *packed);
 typedef void (*blocked_walk_fn)(const plan_strided *s, const plan_tiles *t, char *typed,
                                 char *packed);
 
+/* With `plain_cold` and `blocked_cold` (else NULL), the walks for a typed side the residency
+ * probe finds out of the caches, in calls the plan probes (plan_probes). */
 static inline __attribute__((always_inline)) void
-counted(const plan *p, char *typed, int64_t count, char *packed, bool pack, plain_walk_fn plain,
-        blocked_walk_fn blocked)
+counted_by_residency(const plan *p, char *typed, int64_t count, char *packed, bool pack,
+                     plain_walk_fn plain, blocked_walk_fn blocked, plain_walk_fn plain_cold,
+                     blocked_walk_fn blocked_cold)
 {
     plan_strided s;
     plan_tiles t;
     plan_transpose tr;
     plan_strided_for_count(p, count, &s);
-    if (plan_transpose_for(p, &s, &tr))
+    if (plan_transpose_for(p, &s, &tr)) {
         walk_transpose(p, &s, &tr, typed, packed, pack);
-    else if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))
+        return;
+    }
+    if (plain_cold && plan_probes(p, p->size * count)) {
+        const int inner = s.ndims - 1;
+        const bool cold = inner < 0 ? kernel_lines_cold(typed + s.off, 1, 0)
+                                    : kernel_lines_cold(typed + s.off, s.count[inner],
+                                                        s.stride[inner]);
+        if (cold)
+            plain = plain_cold, blocked = blocked_cold;
+    }
+    if (plan_tiles_for(&s, p->page_size, p->tlb_entries, p->line_size, &t))
         blocked(&s, &t, typed, packed);
     else
         plain(&s, typed, packed);
+}
+
+static inline __attribute__((always_inline)) void
+counted(const plan *p, char *typed, int64_t count, char *packed, bool pack, plain_walk_fn plain,
+        blocked_walk_fn blocked)
+{
+    counted_by_residency(p, typed, count, packed, pack, plain, blocked, NULL, NULL);
 }
 
 #define COUNTED(NAME)                                                                          \
@@ -350,36 +370,20 @@ COUNTED(b48)
 COUNTED(b64)
 COUNTED(any)
 #if MEMCOMM_X86
-COUNTED(any_forward)
-
 /* Blocks of other sizes: copy_forward when the typed side is out of the caches, glibc's
  * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
  * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) in calls
  * the plan probes (plan_probes); smaller ones keep memcpy. */
-static bool typed_side_cold(const plan *p, char *typed, int64_t count)
-{
-    plan_strided s;
-    if (!plan_probes(p, p->size * count) || !plan_strided_for_count(p, count, &s))
-        return false;
-    const int inner = s.ndims - 1;
-    return inner < 0 ? kernel_lines_cold(typed + s.off, 1, 0)
-                     : kernel_lines_cold(typed + s.off, s.count[inner], s.stride[inner]);
-}
-
 static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
-    if (typed_side_cold(p, typed, count))
-        counted_pack_any_forward(p, typed, count, packed);
-    else
-        counted_pack_any(p, typed, count, packed);
+    counted_by_residency(p, typed, count, packed, true, pack_any, blocked_pack_any,
+                         pack_any_forward, blocked_pack_any_forward);
 }
 
 static void counted_unpack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
-    if (typed_side_cold(p, typed, count))
-        counted_unpack_any_forward(p, typed, count, packed);
-    else
-        counted_unpack_any(p, typed, count, packed);
+    counted_by_residency(p, typed, count, packed, false, unpack_any, blocked_unpack_any,
+                         unpack_any_forward, blocked_unpack_any_forward);
 }
 #endif
 
