@@ -130,16 +130,24 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             snprintf(bands, sizeof bands,
                      "%s (tile row %lld B), touching %lld pages (second-level TLB %lld entries)",
                      why, row, band_pages, stlb);
+        char strips[256];
+        const long long cached = (long long)plan_transpose_strip_lines(TRANSPOSE_WARM);
+        if (tr.stream || tr.probe)
+            snprintf(strips, sizeof strips,
+                     "%lld input lines wide where the stores are streamed and a few lines of both "
+                     "the source and the destination are found out of the caches at the call, "
+                     "%lld where either is in, %lld with cached stores",
+                     (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD),
+                     (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM), cached);
+        else
+            snprintf(strips, sizeof strips, "%lld input line%s wide", cached,
+                     cached == 1 ? "" : "s");
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; bands of "
                 "%lld rows: %s, each walked in strips %s; %s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
-            tr.stream || tr.probe
-                ? "16 input lines wide where the stores are streamed and a few lines of both "
-                  "the source and the destination are found out of the caches at the call, 4 "
-                  "where either is in, 1 with cached stores"
-                : "1 input line wide",
+            strips,
             tr.stream ? "non-temporal stores: the call moves more than the streaming threshold"
             : tr.probe
                 ? "non-temporal stores if a few of the destination's lines are found out of "
