@@ -261,13 +261,14 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
  * prefetched by hand PREFETCH_TILES micro-tiles down, into L2, unless the plan or its probe
  * found them in the caches (TRANSPOSE_WARM; plan.h). Floats prefetch then too: with the
  * caches as the run before left them (some of it in L3), 384^2 floats packed at 18.7-19.3
- * GB/s without, 21.5-21.9 with (two alternations). With cached stores into a destination in
+ * GB/s without (an uncommitted variant, not kept), 21.5-21.9 with (two alternations). With cached stores into a destination in
  * the caches and a source out of them (TRANSPOSE_COLD), the prefetch is what moves the
  * source: on the AMD EPYC (Zen 5) VM, `bench pack --cache flushed` at commit b24780e, where
  * calls below the L2 size stored cached whatever their destination, 192^2 and 256^2 doubles
  * ran at 6.2-7.4 GB/s with it and 4.5-4.9 without (medians of 21, two alternations). Not
  * prefetched: the output lines (prefetcht0 of the lines two micro-tiles down gained nothing
- * measurable on the cached stores' reads-for-ownership, two alternations), and nothing 4
+ * measurable on the cached stores' reads-for-ownership, two alternations of a throwaway
+ * switch, not kept), and nothing 4
  * micro-tiles down instead of 2, or into L1 (a throwaway program, not kept). */
 #define PREFETCH_TILES 2
 

@@ -89,7 +89,8 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
  * doubles packed warm, 4 lines cached ran at half the speed of one (a throwaway program, not
  * kept); `bench pack --cache flushed`, 512^2-4096^2 streamed, medians of 11, two
  * alternations: doubles 9.2-11.8 GB/s with strips of 4 lines, 12.7-14.6 with 16, floats
- * 8.1-9.9 and 10.3-12.9 (2 lines lost, 32 and 64 gained nothing over 16); but into a
+ * 8.1-9.9 and 10.3-12.9 (2 lines lost, 32 and 64 gained nothing over 16: a throwaway
+ * switch, not kept); but into a
  * destination in L3 (`bench pack` as the run before left the caches: the unpack writes what
  * the pack before it read), 1024^2 doubles unpacked at 10.7-11.4 in strips of 16 against
  * 12.4-15.8 in strips of 4. */
