@@ -58,6 +58,42 @@ static void put_pattern(sink *s, const plan *p, const plan_strided *d)
             in_order ? "in memory order" : "out of order (transpose-like)");
 }
 
+/* The list kernel's choices (kernel/list.c): which runs it prefetches and how far ahead, and
+ * how a pack of `bytes` stores (plan_stores_for). */
+static void put_list(sink *s, const plan *p, int64_t bytes)
+{
+    const plan_list *l = &p->list;
+    bool far = l->runs == 0 && l->far, streamable = false;
+    int64_t ahead = l->far ? kernel_prefetch_distance(l->mean_len, l->n) : 0;
+    for (int r = 0; r < l->runs; r++) {
+        const plan_run *run = &l->run[r];
+        far = far || run->far;
+        streamable = streamable || run->len % 4 == 0;
+        if (run->far && kernel_prefetch_distance(run->len, run->n) > ahead)
+            ahead = kernel_prefetch_distance(run->len, run->n);
+    }
+    put(s, "kernel: list: ");
+    if (l->runs)
+        put(s, "%d run%s of equal blocks; ", l->runs, l->runs == 1 ? "" : "s");
+    if (far)
+        put(s, "blocks spread over more than %d times the L2, prefetched into it up to %lld "
+               "blocks ahead (an unpack's packed bytes %d B ahead); ",
+            (int)PLAN_PREFETCH_L2S, (long long)ahead, (int)KERNEL_PACKED_AHEAD_BYTES);
+    else
+        put(s, "blocks close together, not prefetched; ");
+    const plan_stores stores = plan_stores_for(p, bytes);
+    if (!streamable || !MEMCOMM_X86 || stores == STORES_CACHED)
+        put(s, "packs store cached%s\n",
+            stores == STORES_CACHED ? ": the call moves less than a quarter of what the L2 holds"
+            : streamable            ? ""
+                                    : ": no run of blocks a multiple of 4 bytes long");
+    else if (stores == STORES_STREAMED)
+        put(s, "packs store non-temporally: the call moves more than the streaming threshold\n");
+    else
+        put(s, "packs store non-temporally if a few of the packed buffer's lines are found out "
+               "of the caches at the call, else cached\n");
+}
+
 int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
 {
     sink s = {text, cap, 0, false};
@@ -97,6 +133,10 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                                                    : "only; unpack needs AVX-512 masked stores");
         else
             put(&s, "kernel: list: these records are not one ascending dimension for this count\n");
+        return s.overflow ? -1 : (int)s.len;
+    }
+    if (p->kind == PLAN_LIST) {
+        put_list(&s, p, p->size * count);
         return s.overflow ? -1 : (int)s.len;
     }
     if (p->kind != PLAN_STRIDED) {

@@ -2,11 +2,8 @@
 
 #include "kernel.h"
 
-#if defined(__x86_64__)
+#if MEMCOMM_X86
 #include <immintrin.h>
-#define MEMCOMM_X86 1
-#else
-#define MEMCOMM_X86 0
 #endif
 
 /* A block of any size front to back in 64-byte moves (the last overlapping the one before

@@ -18,11 +18,8 @@
 
 #include "kernel.h"
 
-#if defined(__x86_64__)
+#if MEMCOMM_X86
 #include <immintrin.h>
-#define MEMCOMM_X86 1
-#else
-#define MEMCOMM_X86 0
 #endif
 
 /* Rows [r0, r1) x cols [c0, c1), one element at a time. */

@@ -219,8 +219,9 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
     for (int d = 0; d < k; d++)
         if (__builtin_mul_overflow(bytes, s->count[d], &bytes))
             bytes = INT64_MAX;
-    out->stream = bytes > p->stream_bytes;
-    out->probe = !out->stream && plan_probes(p, bytes);
+    const plan_stores stores = plan_stores_for(p, bytes);
+    out->stream = stores == STORES_STREAMED;
+    out->probe = stores == STORES_PROBED;
     /* the band of as many rows as the machine's tile row holds elements, halved while one
      * strip's input and output pages overflow the second-level TLB, and no larger than the
      * matrix needs (a multiple of 16 rows: whole micro-tiles) */

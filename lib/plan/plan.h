@@ -40,7 +40,8 @@ enum { PLAN_LIST_RUNS = 4 };
  * of 24 bytes, then tags of 4), 4 bytes per block instead of 16.
  *
  * Blocks spread over more than PLAN_PREFETCH_L2S times the L2 are prefetched ahead (`far`):
- * their lines come from L3 or DRAM. Closer ones are not: their gather runs at L2 speed, bound
+ * their lines come from L3 or DRAM; an unpack prefetches its packed bytes too, and a pack
+ * streams them where plan_stores_for says (kernel/list.c). Closer ones are not: their gather runs at L2 speed, bound
  * by its loads, and the prefetches are loads too (SPECFEM3D's 12-byte points, 3 MB apart
  * at most: 73 us prefetched, 55 not, against 60 by a hand loop; 24-byte particles over
  * 12.6 MB: 312 us prefetched, 384 not; over 200 MB: 1.0 ms against 1.6 ms; MPI_Pack of
@@ -177,6 +178,19 @@ bool plan_tiles_for(const plan_strided *s, int64_t page_size, int64_t tlb_entrie
 static inline bool plan_probes(const plan *p, int64_t bytes)
 {
     return bytes >= p->l2_bytes / 4;
+}
+
+/* How a call that writes `bytes` in one stream (a transpose's output, a list's packed bytes)
+ * stores them: non-temporal past the machine's streaming threshold, where they cannot stay
+ * in a cache anyway; decided at the call by the residency probe from plan_probes' size up to
+ * it (streamed if the destination is out of the caches); cached below. */
+typedef enum { STORES_CACHED, STORES_PROBED, STORES_STREAMED } plan_stores;
+
+static inline plan_stores plan_stores_for(const plan *p, int64_t bytes)
+{
+    if (bytes > p->stream_bytes)
+        return STORES_STREAMED;
+    return plan_probes(p, bytes) ? STORES_PROBED : STORES_CACHED;
 }
 
 /* Whether a strided walk (after the call's count is added) is transpose-like and the plan has

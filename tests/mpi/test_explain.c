@@ -93,6 +93,30 @@ int main(int argc, char **argv)
     CHECK_SAYS(explain(irregular, 4), "around a list of 3 blocks");
     CHECK_SAYS(explain(irregular, 4), "kernel: list");
     CHECK_SAYS(explain(irregular, 4), "access pattern: variable block");
+    CHECK_SAYS(explain(irregular, 4), "kernel: list: 3 runs of equal blocks; blocks close "
+                                      "together, not prefetched; packs store cached: the call "
+                                      "moves less than a quarter");
+    /* particles: 2048 blocks of 3 doubles in shuffled order, 3072 doubles apart (48 MiB, more
+     * than 4 times the 1 MiB L2): prefetched 3 KiB of blocks ahead; 48 KiB of packed bytes
+     * per instance, so 100 instances (4.8 MB) pass the 4 MiB streaming threshold, 10 (480
+     * KiB) are probed and 1 is below a quarter of the L2 */
+    int far_displs[2048];
+    for (int i = 0; i < 2048; i++)
+        far_displs[i] = (i * 1031 % 2048) * 3072;
+    MPI_Datatype particles;
+    MPI_Type_create_indexed_block(2048, 3, far_displs, MPI_DOUBLE, &particles);
+    MPI_Type_commit(&particles);
+    CHECK_SAYS(explain(particles, 1), "kernel: list: 1 run of equal blocks; blocks spread over "
+                                      "more than 4 times the L2, prefetched into it up to 128 "
+                                      "blocks ahead (an unpack's packed bytes 4096 B ahead)");
+    CHECK_SAYS(explain(particles, 1), "packs store cached: the call moves less than a quarter");
+#if defined(__x86_64__) /* streamed stores only there */
+    CHECK_SAYS(explain(particles, 100),
+               "packs store non-temporally: the call moves more than the streaming threshold");
+    CHECK_SAYS(explain(particles, 10), "packs store non-temporally if a few of the packed "
+                                       "buffer's lines are found out of the caches at the call");
+#endif
+    MPI_Type_free(&particles);
     MPI_Datatype ld;
     MPI_Type_contiguous(2, MPI_LONG_DOUBLE, &ld);
     MPI_Type_commit(&ld);

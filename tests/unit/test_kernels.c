@@ -174,6 +174,7 @@ int main(void)
     int far_apart = 0; /* plain strided walks of small blocks at least 2 KiB apart */
     int grouped = 0;   /* plain strided packs into 32-byte stores, with blocks left over */
     int lists_runs = 0, lists_prefetched = 0; /* lists of several runs; with runs prefetched */
+    int lists_streamed = 0; /* list packs past the streaming threshold with a run it can stream */
     const int64_t simd = machine_get()->value[MACHINE_SIMD];
     machine tiny = *machine_get();
     tiny.value[MACHINE_PAGE] = 64;
@@ -244,6 +245,11 @@ int main(void)
             for (int r = 0; r < p.list.runs; r++)
                 prefetched = prefetched || p.list.run[r].far;
             lists_prefetched += prefetched;
+            bool streamable = false;
+            for (int r = 0; r < p.list.runs; r++)
+                streamable = streamable || p.list.run[r].len % 4 == 0;
+            lists_streamed += p.pack == kernel_list_pack && streamable &&
+                              raw->size * count > p.stream_bytes;
         }
 
         for (int i = 0; i < SPAN; i++)
@@ -300,12 +306,16 @@ int main(void)
     }
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
            "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
-           "%d of several runs, %d prefetched), tree %d; SIMD up to %lld bytes\n",
+           "%d of several runs, %d prefetched, %d streamed), tree %d; SIMD up to %lld bytes\n",
            kinds[PLAN_CONTIG], kinds[PLAN_STRIDED], blocked, transposed, streamed, far_apart,
-           grouped, kinds[PLAN_LIST], records, cut, lists_runs, lists_prefetched, kinds[PLAN_TREE],
+           grouped, kinds[PLAN_LIST], records, cut, lists_runs, lists_prefetched, lists_streamed,
+           kinds[PLAN_TREE],
            (long long)simd);
     CHECK(blocked > 100 && cut > 20 && far_apart > 100 && lists_runs > 100 &&
           lists_prefetched > 100);
+#if defined(__x86_64__) /* streamed stores only there */
+    CHECK(lists_streamed > 50);
+#endif
     if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
         CHECK(transposed > 100 && streamed > 20 && records > 100 && grouped > 100);
     /* every kernel is reached, so every kernel is checked */
