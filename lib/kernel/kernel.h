@@ -112,11 +112,18 @@ plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes);
  * machine's SIMD width has none. */
 plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
 
-/* Whether a destination of `rows` rows `pitch` bytes apart is out of the caches: the first
- * lines of 8 consecutive rows at its start, and then of 8 from its middle, each group loaded
- * together and timed against kernel_cold_ticks (residency.c). False where that cannot be
- * told. */
-bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch);
+/* Where a call reads or writes: `rows` rows `pitch` bytes apart from `at`, of which it
+ * touches the first `row_bytes` each. */
+typedef struct {
+    const char *at;
+    int64_t rows, pitch, row_bytes;
+} kernel_rows;
+
+/* Whether those rows are out of the caches: one line in each of 8 consecutive rows at their
+ * start, and then of 8 from their middle, spread across the bytes the call touches in them,
+ * each group loaded together and timed against kernel_cold_ticks (residency.c). False where
+ * that cannot be told. */
+bool kernel_lines_cold(kernel_rows r);
 
 /* The time-stamp ticks above which those loads came from memory, calibrated at the first
  * call; 0 where the caches and memory are not told apart (no probing then). */

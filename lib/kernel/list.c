@@ -131,7 +131,7 @@ static bool streams(const plan *p, int64_t bytes, const char *packed)
     enum { ROW = 4096 };
     switch (plan_stores_for(p, bytes)) {
     case STORES_STREAMED: return MEMCOMM_X86;
-    case STORES_PROBED: return MEMCOMM_X86 && kernel_lines_cold(packed, bytes / ROW, ROW);
+    case STORES_PROBED: return MEMCOMM_X86 && kernel_lines_cold((kernel_rows){packed, bytes / ROW, ROW, ROW});
     case STORES_CACHED: break;
     }
     return false;

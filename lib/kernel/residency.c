@@ -9,8 +9,8 @@
  * probe's cost would weigh (lib/plan/plan.h), to the streaming threshold, above which the
  * destination cannot be cached anyway, the transposes look (at the source too, for its
  * prefetches, when the destination is cached); the long blocks of other strided walks look
- * at their typed side (kernel/strided.c). The first lines of SAMPLE_LINES consecutive rows
- * are loaded together and timed, one time-stamp pair around them, against a threshold
+ * at their typed side (kernel/strided.c). One line in each of SAMPLE_LINES consecutive rows,
+ * spread across the bytes the call touches in them, is loaded, all together, and timed, one time-stamp pair around them, against a threshold
  * calibrated once per process; if they read cold, so must SAMPLE_LINES rows from the middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
  * line, so the loads pay at most one page walk, where spread ones each paid their own (8
@@ -105,6 +105,19 @@ static void calibrate(void)
     free(buf);
 }
 
+/* Where in its row sample i lies: at (2i + 1) / 16 of the bytes the call touches there, on a
+ * line boundary, not at the row's start. The rows' first lines, sampled before, read as
+ * cached in a third to a half of the calls that found the rest of a flushed 1 MiB matrix in
+ * memory
+ * (`bench pack --cache flushed`, 512^2 floats, after the hand-written transposes: pack and
+ * unpack then ran cached into a destination in memory, at half speed); with samples 128 or
+ * 1024 bytes into the rows, none did, in the same launches. */
+static int64_t sampled_offset(kernel_rows r, int i)
+{
+    const int64_t line = 64, offset = r.row_bytes * (2 * i + 1) / (2 * SAMPLE_LINES);
+    return offset / line * line;
+}
+
 static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
 
 int64_t kernel_cold_ticks(void)
@@ -113,18 +126,18 @@ int64_t kernel_cold_ticks(void)
     return (int64_t)atomic_load(&cold_ticks);
 }
 
-bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
+bool kernel_lines_cold(kernel_rows r)
 {
     const uint64_t threshold = (uint64_t)kernel_cold_ticks();
-    if (!threshold || rows <= 0)
+    if (!threshold || r.rows <= 0)
         return false;
     /* the first rows, then, if they are out, rows from the middle: a destination partly in
      * the caches keeps cached stores (streamed ones into its cached lines ran at a fifth of
      * their speed) */
-    for (int64_t first = 0; first <= rows / 2; first += rows / 2 > 0 ? rows / 2 : 1) {
+    for (int64_t first = 0; first <= r.rows / 2; first += r.rows / 2 > 0 ? r.rows / 2 : 1) {
         const char *line[SAMPLE_LINES];
         for (int i = 0; i < SAMPLE_LINES; i++)
-            line[i] = dst + (first + i % (rows - first)) * pitch;
+            line[i] = r.at + (first + i % (r.rows - first)) * r.pitch + sampled_offset(r, i);
         if (time_loads(line) <= threshold)
             return false;
     }
@@ -135,11 +148,9 @@ bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
 
 int64_t kernel_cold_ticks(void) { return 0; }
 
-bool kernel_lines_cold(const char *dst, int64_t rows, int64_t pitch)
+bool kernel_lines_cold(kernel_rows r)
 {
-    (void)dst;
-    (void)rows;
-    (void)pitch;
+    (void)r;
     return false;
 }
 

@@ -216,16 +216,15 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
  * plan says to probe, when the first copy's destination is out of the caches; then, whether
  * its source is out of them too: prefetches with cached stores, and with streamed ones wider
  * strips where the destination is out as well (plan_transpose_strip_lines). */
-static plan_transpose_mode transpose_mode(const plan_transpose *t, const char *src,
-                                          int64_t src_rows, int64_t src_pitch, const char *dst,
-                                          int64_t dst_rows, int64_t dst_pitch)
+static plan_transpose_mode transpose_mode(const plan_transpose *t, kernel_rows src,
+                                          kernel_rows dst)
 {
     if (!t->stream && !t->probe)
         return TRANSPOSE_WARM;
-    const bool cold_destination = kernel_lines_cold(dst, dst_rows, dst_pitch);
+    const bool cold_destination = kernel_lines_cold(dst);
     if (t->stream && !cold_destination) /* the source's state changes nothing here */
         return TRANSPOSE_STREAM;
-    const bool cold_source = kernel_lines_cold(src, src_rows, src_pitch);
+    const bool cold_source = kernel_lines_cold(src);
     if (cold_destination)
         return cold_source ? TRANSPOSE_STREAM_COLD : TRANSPOSE_STREAM;
     return cold_source ? TRANSPOSE_COLD : TRANSPOSE_WARM;
@@ -240,9 +239,11 @@ static void walk_transpose(const plan *p, const plan_strided *s, const plan_tran
     const int64_t n_o = s->count[k - 2], n_i = s->count[k - 1], s_i = s->stride[k - 1];
     const int64_t packed_pitch = n_i * s->block;
     char *base = typed + s->off;
-    const plan_transpose_mode mode =
-        pack ? transpose_mode(t, base, n_i, s_i, packed, n_o, packed_pitch)
-             : transpose_mode(t, packed, n_o, packed_pitch, base, n_i, s_i);
+    /* typed rows hold n_o elements each, packed rows n_i */
+    const kernel_rows typed_rows = {base, n_i, s_i, n_o * s->block},
+                      packed_rows = {packed, n_o, packed_pitch, packed_pitch};
+    const plan_transpose_mode mode = pack ? transpose_mode(t, typed_rows, packed_rows)
+                                          : transpose_mode(t, packed_rows, typed_rows);
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     for (;;) {
         if (pack)
@@ -326,9 +327,9 @@ counted_by_residency(const plan *p, char *typed, int64_t count, char *packed, bo
     }
     if (plain_cold && plan_probes(p, p->size * count)) {
         const int inner = s.ndims - 1;
-        const bool cold = inner < 0 ? kernel_lines_cold(typed + s.off, 1, 0)
-                                    : kernel_lines_cold(typed + s.off, s.count[inner],
-                                                        s.stride[inner]);
+        const kernel_rows blocks = {typed + s.off, inner < 0 ? 1 : s.count[inner],
+                                    inner < 0 ? 0 : s.stride[inner], s.block};
+        const bool cold = kernel_lines_cold(blocks);
         if (cold)
             plain = plain_cold, blocked = blocked_cold;
     }
