@@ -75,7 +75,7 @@ int experiment_decompose(const timing *t, const char *sizes, int argc, char **ar
     if (harness_no_options(argc, argv))
         return 2;
     int64_t sides[16];
-    int n = harness_sizes(sizes, "512,1024,2048,4096", sides, 16, 2, 16384);
+    int n = harness_sizes(sizes, "256,512,1024,2048,4096", sides, 16, 2, 16384);
     if (n < 0)
         return 2;
     int rank;

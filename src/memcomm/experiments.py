@@ -73,7 +73,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             "decompose",
             "bench/bench_suite",
             2,
-            "Memory-LogP's o + l_p + l_m + L for the matrix transpose, 512^2 to 4096^2",
+            "Memory-LogP's o + l_p + l_m + L for the matrix transpose, 256^2 to 4096^2",
             "001 sec. 4, Fig. 2",
             ("mpi", "memcomm"),
             footprint=lambda n: 2 * 2 * 8 * n * n,

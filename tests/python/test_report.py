@@ -29,7 +29,7 @@ def test_decided_paths_name_each_ranks_choice() -> None:
     assert said([{"packed": 0, "by_mpi": 1}] * 2) == "the MPI's own on ranks 0, 1"
     # trials run again after a decided path turned slow: two decisions
     assert said([{"packed": 0, "by_mpi": 0}, {"packed": 1, "by_mpi": 1}]) == (
-        "undecided on rank 0; packed and the MPI's own on rank 1"
+        "no path trials on rank 0; packed and the MPI's own on rank 1"
     )
 
 

@@ -586,11 +586,13 @@ def _decisions(results: Sequence[Result], mpi: str) -> dict[str, str]:
 
 def _decided_paths(paths: Sequence[dict[str, int]]) -> str:
     """Each rank's path decisions on a pattern, as a reader wants them: "packed on ranks 0, 1",
-    "the MPI's own on rank 1"."""
+    "the MPI's own on rank 1". A rank without one ran no trials: its calls went to the MPI
+    unchanged (one contiguous run, such as the x face of a C-order array, which the MPI sends
+    from the user's buffer) or to the path untimed calls take."""
     ranks: dict[str, list[str]] = {}
     for rank, decided in enumerate(paths):
         kinds = ["packed"] * decided["packed"] + ["the MPI's own"] * decided["by_mpi"]
-        ranks.setdefault(" and ".join(kinds) or "undecided", []).append(str(rank))
+        ranks.setdefault(" and ".join(kinds) or "no path trials", []).append(str(rank))
     return "; ".join(
         f"{kind} on rank{'s' if len(who) > 1 else ''} {', '.join(who)}"
         for kind, who in ranks.items()
