@@ -72,8 +72,13 @@ struct pattern {
                     for (int64_t i = ii; i < ii + b && i < n; i++)                             \
                         MOVE(a[i * n + j], out[j * n + i]);                                    \
     }
+/* complex doubles (FFT2's elements), moved as one 16-byte value */
+typedef struct {
+    double re, im;
+} complex_double;
 TRANSPOSE_LOOPS(double)
 TRANSPOSE_LOOPS(float)
+TRANSPOSE_LOOPS(complex_double)
 
 /* every m-th double, n of them */
 static void manual_column(const pattern *p, char *typed, char *packed, bool pack)
@@ -346,12 +351,20 @@ static void finish(pattern *p, MPI_Datatype type)
 }
 
 /* n x n matrix of `elem`, sent transposed: n columns, each a vector resized to one element */
-static void make_transpose(pattern *p, int64_t n, bool is_double)
+typedef enum { ELEM_DOUBLE, ELEM_FLOAT, ELEM_COMPLEX } transpose_elem;
+
+/* A transpose of n x n elements: n columns, each a vector resized to one element. Complex
+ * doubles are FFT2's elements (a 2-D FFT's transpose); a column of them is built from
+ * MPI_C_DOUBLE_COMPLEX. */
+static void make_transpose(pattern *p, int64_t n, transpose_elem e)
 {
-    MPI_Datatype elem = is_double ? MPI_DOUBLE : MPI_FLOAT, column, t;
-    MPI_Aint size = is_double ? 8 : 4;
+    static const char *const names[] = {"double", "float", "complex"};
+    MPI_Datatype elem = e == ELEM_DOUBLE ? MPI_DOUBLE : e == ELEM_FLOAT ? MPI_FLOAT
+                                                                        : MPI_C_DOUBLE_COMPLEX;
+    const MPI_Aint size = e == ELEM_DOUBLE ? 8 : e == ELEM_FLOAT ? 4 : 16;
+    MPI_Datatype column, t;
     snprintf(p->name, sizeof p->name, "transpose %lldx%lld %s", (long long)n, (long long)n,
-             is_double ? "double" : "float");
+             names[e]);
     MPI_Type_vector((int)n, 1, (int)n, elem, &column);
     MPI_Type_create_resized(column, 0, size, &t);
     MPI_Type_free(&column);
@@ -360,8 +373,12 @@ static void make_transpose(pattern *p, int64_t n, bool is_double)
     p->n = n;
     p->typed_bytes = (size_t)(n * n * size);
     p->typed = filled(p->typed_bytes);
-    p->manual = is_double ? manual_transpose_double : manual_transpose_float;
-    p->blocked = is_double ? blocked_transpose_double : blocked_transpose_float;
+    p->manual = e == ELEM_DOUBLE  ? manual_transpose_double
+                : e == ELEM_FLOAT ? manual_transpose_float
+                                  : manual_transpose_complex_double;
+    p->blocked = e == ELEM_DOUBLE  ? blocked_transpose_double
+                 : e == ELEM_FLOAT ? blocked_transpose_float
+                                   : blocked_transpose_complex_double;
 }
 
 int main(int argc, char **argv)
@@ -419,8 +436,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_pack: transpose sizes must be in 16..65536\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        make_transpose(&patterns[np++], n, true);
-        make_transpose(&patterns[np++], n, false);
+        make_transpose(&patterns[np++], n, ELEM_DOUBLE);
+        make_transpose(&patterns[np++], n, ELEM_FLOAT);
+        if (n <= 4096) /* 256 MiB; 8192^2 would take 1 GiB per array */
+            make_transpose(&patterns[np++], n, ELEM_COMPLEX);
         if (*s == ',')
             s++;
     }

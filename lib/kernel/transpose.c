@@ -241,6 +241,34 @@ micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     }
 }
 
+/* 4 rows x 4 16-byte elements -> 4 output lines of 4 (AVX-512): each input line in one
+ * register, two rounds of 128-bit lane shuffles, each output line stored whole by one store
+ * (one write-combining fill where streamed). From memory (`bench pack --cache flushed`,
+ * 512^2-2048^2 complex doubles, AMD EPYC VM, three alternations) 12.6-13.9 GB/s, against
+ * 9.4-10.6 with micro_z4x4_avx2 (`MEMCOMM_SIMD_BYTES=32`). */
+__attribute__((target("avx512f"), always_inline)) static inline void
+micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+{
+    __m512d r[4];
+    for (int i = 0; i < 4; i++)
+        r[i] = _mm512_loadu_pd((const double *)(s + i * sp));
+    /* columns 0, 1 (t[0], t[2]) and 2, 3 (t[1], t[3]) of rows 0, 1 and of rows 2, 3 */
+    const __m512d t[4] = {_mm512_shuffle_f64x2(r[0], r[1], 0x44), _mm512_shuffle_f64x2(r[0], r[1], 0xee),
+                          _mm512_shuffle_f64x2(r[2], r[3], 0x44), _mm512_shuffle_f64x2(r[2], r[3], 0xee)};
+    for (int h = 0; h < 2; h++) { /* output lines 2h (even lanes) and 2h + 1 (odd lanes) */
+        const __m512d even = _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88);
+        const __m512d odd = _mm512_shuffle_f64x2(t[h], t[h + 2], 0xdd);
+        double *first = (double *)(d + 2 * h * dp), *second = (double *)(d + (2 * h + 1) * dp);
+        if (nt) {
+            _mm512_stream_pd(first, even);
+            _mm512_stream_pd(second, odd);
+        } else {
+            _mm512_storeu_pd(first, even);
+            _mm512_storeu_pd(second, odd);
+        }
+    }
+}
+
 /* The first of `n` elements from `base` (elements `elem` bytes, rows `pitch` apart) at which
  * every row is 64-byte aligned; 0 when rows cannot all be aligned. */
 static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t elem, int64_t n)
@@ -326,6 +354,7 @@ TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true)
 TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true)
 TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true)
 TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false)
+TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false)
 
 #endif /* MEMCOMM_X86 */
 
@@ -342,6 +371,8 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
         __builtin_cpu_init(); /* idempotent; this may run before libgcc's constructor */
         return __builtin_cpu_supports("avx512vl") ? transpose_f_lanes : transpose_f_avx2;
     }
+    if (elem == 16 && simd_bytes >= MACHINE_SIMD_AVX512)
+        return transpose_z_avx512;
     if (elem == 16 && simd_bytes >= MACHINE_SIMD_AVX2)
         return transpose_z_avx2;
 #else

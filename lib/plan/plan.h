@@ -146,7 +146,7 @@ struct plan {
     plan_records records; /* PLAN_LIST with the records kernel */
     const ir_node *tree;  /* PLAN_TREE; lives in the analysis arena */
     plan_copy_fn pack, unpack;
-    plan_transpose_fn transpose; /* PLAN_STRIDED of 4- or 8-byte blocks, when SIMD has one */
+    plan_transpose_fn transpose; /* PLAN_STRIDED of 4-, 8- or 16-byte blocks, when SIMD has one */
     const char *kernel_name;
     /* the machine it was planned for */
     int64_t page_size, tlb_entries, stlb_entries, line_size, stream_bytes, simd_bytes;

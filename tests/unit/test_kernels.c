@@ -167,9 +167,65 @@ static void mark(const ir_node *n, char *at)
 
 enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
 
+/* Every transposing kernel (kernel_transpose_for) this CPU runs, in every mode, called
+ * directly: the plans above reach the streamed micro-tiles only where the packed pitch and
+ * position happen to be line multiples. Rows and columns of 16-80 elements (micro-tiles and
+ * edges), pitches of whole lines (every row aligned, so streamed stores run) or not, and a
+ * destination at or off a line boundary; each element of the output checked, and nothing
+ * written between the output's rows. Returns how many calls streamed. */
+static int check_transpose_kernels(void)
+{
+    enum { BYTES = 1 << 20 };
+    static _Alignas(64) char src[BYTES], dst[BYTES];
+    const int64_t simd = machine_get()->value[MACHINE_SIMD];
+    const plan_transpose_mode modes[] = {TRANSPOSE_WARM, TRANSPOSE_COLD, TRANSPOSE_STREAM,
+                                         TRANSPOSE_STREAM_COLD};
+    int streamed = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        state = (uint64_t)trial * 0xD1B54A32D192ED03ull + 7;
+        const int64_t elem = (int64_t[]){4, 8, 16}[trial % 3];
+        const int64_t width = (int64_t[]){MACHINE_SIMD_AVX2, MACHINE_SIMD_AVX512}[trial / 3 % 2];
+        plan_transpose_fn transpose = width <= simd ? kernel_transpose_for(elem, width) : NULL;
+        if (!transpose)
+            continue;
+        const plan_transpose_mode mode = modes[trial / 6 % 4];
+        const int64_t rows = pick(16, 80), cols = pick(16, 80), lined = pick(0, 2);
+        /* source rows of `cols` elements, output rows of `rows`; whole lines or a bit more */
+        const int64_t sp = (cols * elem + 63) / 64 * 64 + (lined ? 0 : elem * pick(1, 5));
+        const int64_t dp = (rows * elem + 63) / 64 * 64 + (lined ? 0 : elem * pick(1, 5));
+        const int64_t shift = lined || pick(0, 1) ? 0 : elem * pick(1, 3);
+        if (rows * sp > BYTES || cols * dp + shift > BYTES)
+            continue;
+        for (int64_t i = 0; i < rows * sp; i++)
+            src[i] = (char)(i * 7 + trial);
+        memset(dst, 0x3C, (size_t)(cols * dp + shift));
+        transpose(src, sp, dst + shift, dp, rows, cols, pick(0, 1) ? 16 : 64, mode);
+        streamed += (mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD) && dp % 64 == 0 &&
+                    shift == 0;
+        bool right = true, fenced = true;
+        for (int64_t c = 0; c < cols && right && fenced; c++) {
+            const char *out = dst + shift + c * dp;
+            for (int64_t r = 0; r < rows && right; r++)
+                right = memcmp(out + r * elem, src + r * sp + c * elem, (size_t)elem) == 0;
+            for (int64_t b = rows * elem; b < dp && fenced; b++)
+                fenced = out[b] == 0x3C;
+        }
+        CHECK(right);
+        CHECK(fenced);
+        if (!right || !fenced)
+            fprintf(stderr, "  transpose of %lld-byte elements, %lld-byte SIMD, mode %d: %lld x "
+                            "%lld, pitches %lld and %lld, destination +%lld\n",
+                    (long long)elem, (long long)width, (int)mode, (long long)rows,
+                    (long long)cols, (long long)sp, (long long)dp, (long long)shift);
+    }
+    return streamed;
+}
+
+
+
 int main(void)
 {
-    static char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
+    static _Alignas(64) char typed[SPAN], want[SPAN], got[SPAN], covered[SPAN], restored[SPAN];
     int kinds[4] = {0}, blocked = 0, transposed = 0, streamed = 0, records = 0, cut = 0;
     int far_apart = 0; /* plain strided walks of small blocks at least 2 KiB apart */
     int grouped = 0;   /* plain strided packs into 32-byte stores, with blocks left over */
@@ -257,8 +313,10 @@ int main(void)
         char *out = want;
         for (int64_t i = 0; i < count; i++)
             reference(raw, typed + ORIGIN + i * extent, &out);
-        /* packed buffers at any alignment (streamed stores need aligned lines) */
-        char *packed = got + pick(0, 15);
+        /* packed buffers at any alignment, and line-aligned in a quarter of the trials
+         * (streamed stores need aligned lines: there the transposes of 16-byte elements
+         * stream too) */
+        char *packed = got + (pick(0, 3) ? pick(0, 15) : 0);
         memset(got, 0x77, SPAN); /* not 0: shuffles write zeros where they have no byte */
         flush_some(trial, typed, SPAN);
         flush_some(trial, got, SPAN);
@@ -304,6 +362,11 @@ int main(void)
         }
         ir_arena_free(&a);
     }
+    const int transposes_streamed = check_transpose_kernels();
+    printf("test_kernels: %d direct calls of the transposing kernels streamed\n",
+           transposes_streamed);
+    if (simd >= MACHINE_SIMD_AVX2)
+        CHECK(transposes_streamed > 30);
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
            "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
            "%d of several runs, %d prefetched, %d streamed), tree %d; SIMD up to %lld bytes\n",
