@@ -36,12 +36,13 @@ static inline __attribute__((always_inline)) void stream_block(char *dst, const 
 /* Block i of a list at `base`, to or from `packed`; returns the packed end. */
 static inline __attribute__((always_inline)) char *
 copy_block_at(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int64_t i,
-              char *base, char *packed, int64_t fixed_len, bool narrow, bool pack, int stream)
+              char *base, char *packed, int64_t fixed_len, bool narrow, bool pack,
+              int streamed_width)
 {
     const int64_t len = fixed_len ? fixed_len : lens[i];
     char *at = base + (narrow ? offs32[i] : offs[i]);
-    if (pack && stream)
-        stream_block(packed, at, len, stream == 8);
+    if (pack && streamed_width)
+        stream_block(packed, at, len, streamed_width == 8);
     else if (pack)
         kernel_copy_block(packed, at, len);
     else
@@ -50,17 +51,17 @@ copy_block_at(const int64_t *offs, const int32_t *offs32, const int64_t *lens, i
 }
 
 /* Blocks of a list at `base`: `len` is a compile-time constant where it is fixed (0: read
- * from `lens`), and so are `narrow`, whether offsets come from the int32 copy, and `stream`,
- * the width of a pack's non-temporal stores (0: cached stores). The arrays are passed as
- * locals: stores through char pointers may alias anything, so the compiler would otherwise
- * reload them after every block. Both ends of the block `ahead` are prefetched (a 24-byte
- * block straddles two cache lines one time in three), and an unpack's packed bytes
- * KERNEL_PACKED_AHEAD_BYTES ahead, unless `ahead` is `n`: blocks near each other (plan_list's
- * `far`). */
+ * from `lens`), and so are `narrow`, whether offsets come from the int32 copy, and
+ * `streamed_width`, the width of a pack's non-temporal stores (0: cached stores). The arrays
+ * are passed as locals: stores through char pointers may alias anything, so the compiler
+ * would otherwise reload them after every block. Both ends of the block `ahead` are
+ * prefetched (a 24-byte block straddles two cache lines one time in three), and an unpack's
+ * packed bytes KERNEL_PACKED_AHEAD_BYTES ahead, unless `ahead` is `n`: blocks near each other
+ * (plan_list's `far`). */
 static inline __attribute__((always_inline)) char *
 copy_blocks(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int64_t n,
             char *base, char *packed, int64_t fixed_len, int64_t ahead, bool narrow, bool pack,
-            int stream)
+            int streamed_width)
 {
     const int64_t prefetched = n > ahead ? n - ahead : 0;
     int64_t i = 0;
@@ -72,11 +73,11 @@ copy_blocks(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int
         if (!pack) /* one per block: every line of the packed stream at least once */
             __builtin_prefetch(packed + KERNEL_PACKED_AHEAD_BYTES, 0, 1);
         packed = copy_block_at(offs, offs32, lens, i, base, packed, fixed_len, narrow, pack,
-                               stream);
+                               streamed_width);
     }
     for (; i < n; i++)
         packed = copy_block_at(offs, offs32, lens, i, base, packed, fixed_len, narrow, pack,
-                               stream);
+                               streamed_width);
     return packed;
 }
 
@@ -131,7 +132,8 @@ static bool streams(const plan *p, int64_t bytes, const char *packed)
     enum { ROW = 4096 };
     switch (plan_stores_for(p, bytes)) {
     case STORES_STREAMED: return MEMCOMM_X86;
-    case STORES_PROBED: return MEMCOMM_X86 && kernel_lines_cold((kernel_rows){packed, bytes / ROW, ROW, ROW});
+    case STORES_PROBED:
+        return MEMCOMM_X86 && kernel_lines_cold((kernel_rows){packed, bytes / ROW, ROW, ROW});
     case STORES_CACHED: break;
     }
     return false;
@@ -162,6 +164,7 @@ walk(const plan *p, char *typed, int64_t count, char *packed, bool narrow, bool 
         _mm_sfence(); /* order the streamed lines before anything the caller does next */
 #endif
 }
+
 /* The walk on the list's int32 offsets where it has them (`narrow` a constant in each). */
 static inline __attribute__((always_inline)) void
 walk_offsets(const plan *p, char *typed, int64_t count, char *packed, bool pack)

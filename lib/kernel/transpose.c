@@ -253,8 +253,9 @@ micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     for (int i = 0; i < 4; i++)
         r[i] = _mm512_loadu_pd((const double *)(s + i * sp));
     /* columns 0, 1 (t[0], t[2]) and 2, 3 (t[1], t[3]) of rows 0, 1 and of rows 2, 3 */
-    const __m512d t[4] = {_mm512_shuffle_f64x2(r[0], r[1], 0x44), _mm512_shuffle_f64x2(r[0], r[1], 0xee),
-                          _mm512_shuffle_f64x2(r[2], r[3], 0x44), _mm512_shuffle_f64x2(r[2], r[3], 0xee)};
+    const __m512d t[4] = {
+        _mm512_shuffle_f64x2(r[0], r[1], 0x44), _mm512_shuffle_f64x2(r[0], r[1], 0xee),
+        _mm512_shuffle_f64x2(r[2], r[3], 0x44), _mm512_shuffle_f64x2(r[2], r[3], 0xee)};
     for (int h = 0; h < 2; h++) { /* output lines 2h (even lanes) and 2h + 1 (odd lanes) */
         const __m512d even = _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88);
         const __m512d odd = _mm512_shuffle_f64x2(t[h], t[h + 2], 0xdd);

@@ -39,10 +39,9 @@ int main(void)
         for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64)
             _mm_clflush(dst + i);
         _mm_mfence();
-        unsigned sum = 0;
         for (int64_t row = 0; row < ROWS; row++)
-            sum += *(volatile unsigned char *)(dst + row * PITCH);
-        cold_when_row_starts_read += kernel_lines_cold((kernel_rows){dst, ROWS, PITCH, PITCH}) + 0 * (int)sum;
+            (void)*(volatile unsigned char *)(dst + row * PITCH);
+        cold_when_row_starts_read += kernel_lines_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
     }
     printf("cold: %d of %d rounds flushed, %d of %d just written, %d of %d with only the rows' "
            "first lines read (threshold %lld ticks)\n",
