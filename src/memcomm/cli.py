@@ -238,6 +238,12 @@ def bench(args: argparse.Namespace) -> int:
         engines = experiment.default_engines
         if args.engine and experiment.suite:
             engines = ("mpi", "memcomm") if args.engine == "both" else (args.engine,)
+        elif args.engine and args.engine not in experiment.default_engines:
+            raise MemcommError(
+                f"{experiment.name} measures the MPI's own calls and memcomm's in one run "
+                f"(its mpi and memcomm columns): --engine {args.engine} applies to the "
+                "suite's experiments (memcomm bench list)"
+            )
         program_args, parameters = program_arguments(args, experiment)
         if args.transport != "default":
             if args.simulate:

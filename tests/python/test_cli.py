@@ -22,6 +22,16 @@ def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+def test_engine_of_an_every_method_experiment_is_refused_not_ignored() -> None:
+    if not BUILT:
+        pytest.skip("no MPI build")
+    # collectives always measure both: --engine mpi would have run memcomm regardless
+    result = memcomm("bench", "collectives", "--engine", "mpi", "--mpi", BUILT[0])
+    assert result.returncode == 2
+    assert result.stderr.startswith("memcomm: error: collectives measures the MPI's own calls")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
 def test_missing_build_is_one_line_error(tmp_path: Path) -> None:
     env = {**os.environ, "MEMCOMM_BUILD_DIR": str(tmp_path)}
     result = memcomm("info", "--mpi", "mpich", env=env)
