@@ -125,6 +125,14 @@ typedef struct {
  * that cannot be told. */
 bool kernel_lines_cold(kernel_rows r);
 
+/* A contiguous region of `bytes` as the probe reads it: rows of 4 KiB, so that the sampled
+ * lines of a group lie in consecutive pages (one page walk), not spread over the region. */
+static inline kernel_rows kernel_rows_of_bytes(const char *at, int64_t bytes)
+{
+    enum { ROW = 4096 };
+    return (kernel_rows){at, bytes > ROW ? bytes / ROW : 1, ROW, bytes < ROW ? bytes : ROW};
+}
+
 /* The time-stamp ticks above which those loads came from memory, calibrated at the first
  * call; 0 where the caches and memory are not told apart (no probing then). */
 int64_t kernel_cold_ticks(void);

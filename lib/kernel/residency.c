@@ -10,8 +10,8 @@
  * destination cannot be cached anyway, the transposes look (at the source too, for its
  * prefetches, when the destination is cached); the long blocks of other strided walks look
  * at their typed side (kernel/strided.c). One line in each of SAMPLE_LINES consecutive rows,
- * spread across the bytes the call touches in them, is loaded, all together, and timed, one time-stamp pair around them, against a threshold
- * calibrated once per process; if they read cold, so must SAMPLE_LINES rows from the middle.
+ * spread across the bytes the call touches in them, is loaded, all together, and timed, one
+ * time-stamp pair around them, against a threshold calibrated once per process; if they read cold, so must SAMPLE_LINES rows from the middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
  * line, so the loads pay at most one page walk, where spread ones each paid their own (8
  * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with
@@ -108,10 +108,9 @@ static void calibrate(void)
 /* Where in its row sample i lies: at (2i + 1) / 16 of the bytes the call touches there, on a
  * line boundary, not at the row's start. The rows' first lines, sampled before, read as
  * cached in a third to a half of the calls that found the rest of a flushed 1 MiB matrix in
- * memory
- * (`bench pack --cache flushed`, 512^2 floats, after the hand-written transposes: pack and
- * unpack then ran cached into a destination in memory, at half speed); with samples 128 or
- * 1024 bytes into the rows, none did, in the same launches. */
+ * memory (`bench pack --cache flushed`, 512^2 floats, after the hand-written transposes: pack
+ * and unpack then ran cached into a destination in memory, at half speed); with samples 128
+ * or 1024 bytes into the rows, none did, in the same launches. */
 static int64_t sampled_offset(kernel_rows r, int i)
 {
     const int64_t line = 64, offset = r.row_bytes * (2 * i + 1) / (2 * SAMPLE_LINES);

@@ -327,8 +327,9 @@ counted_by_residency(const plan *p, char *typed, int64_t count, char *packed, bo
     }
     if (plain_cold && plan_probes(p, p->size * count)) {
         const int inner = s.ndims - 1;
-        const kernel_rows blocks = {typed + s.off, inner < 0 ? 1 : s.count[inner],
-                                    inner < 0 ? 0 : s.stride[inner], s.block};
+        const kernel_rows blocks =
+            inner < 0 ? kernel_rows_of_bytes(typed + s.off, s.block)
+                      : (kernel_rows){typed + s.off, s.count[inner], s.stride[inner], s.block};
         const bool cold = kernel_lines_cold(blocks);
         if (cold)
             plain = plain_cold, blocked = blocked_cold;
