@@ -94,7 +94,7 @@ static inline int64_t kernel_prefetch_distance(int64_t mean_len, int64_t blocks_
 /* How far ahead of its reads an unpack of far blocks (plan_list) prefetches its packed bytes
  * into L2. The random read-for-ownership of the typed side's lines fills the miss queues, and
  * the hardware prefetcher then runs too few lines ahead on the packed stream: 24-byte
- * particles over 12.6 MB, both sides flushed, unpacked at 7.3-7.6 GB/s without, 8.4-9.8 with
+ * particles over 12.6 MB, both sides flushed, unpacked at 7.3-7.6 GB/s without, 7.8-9.8 with
  * 4-8 KiB (1.5-32 KiB tried; AMD EPYC VM, medians of 21, throwaway program). */
 enum { KERNEL_PACKED_AHEAD_BYTES = 4096 };
 
