@@ -46,6 +46,18 @@ static uint64_t time_loads(const char *const line[SAMPLE_LINES])
     return ticks;
 }
 
+/* Where in its row sample i lies: at (2i + 1) / 16 of the bytes the call touches there, on a
+ * line boundary, not at the row's start. The rows' first lines, sampled before, read as
+ * cached in a third to a half of the calls that found the rest of a flushed 1 MiB matrix in
+ * memory (`bench pack --cache flushed`, 512^2 floats, after the hand-written transposes: pack
+ * and unpack then ran cached into a destination in memory, at half speed); with samples 128
+ * or 1024 bytes into the rows, none did, in the same launches. */
+static int64_t sampled_offset(kernel_rows r, int i)
+{
+    const int64_t line = 64, offset = r.row_bytes * (2 * i + 1) / (2 * SAMPLE_LINES);
+    return offset / line * line;
+}
+
 static int compare_ticks(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -54,23 +66,28 @@ static int compare_ticks(const void *a, const void *b)
 
 static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found */
 
-/* Twice the median time of the sampled loads from L3, or halfway from it to the lower
- * quartile of their time from memory if that is less, with the probe's geometry (first lines
- * of consecutive 4 KiB rows). On the AMD EPYC VM 8 such loads took 130-180 ticks from L3 in
- * every process and 470-910 from memory, whose spread moved from process to process
- * (throwaway program). A threshold from L1's time and memory's median (an earlier version)
- * ranged 260-470 and called L3 cold in some processes, for all their calls; halfway from L3
- * to memory's quartile (310-470) called flushed rows cached in 3-6 of 11 unpacks of a 512^2
- * transpose (`bench pack --cache flushed`). A destination in L3 wants cached stores, one in
- * memory streamed ones. Costs about 1 ms, once per process that probes; true if the two
- * were told apart. */
+/* Twice the lower quartile of the sampled loads' time from L3, or halfway from it to the lower
+ * quartile of their time from memory if that is less, with the probe's geometry
+ * (sampled_offset in consecutive 4 KiB rows). On the AMD EPYC VM 8 such loads took 130-180
+ * ticks from L3 in most rounds and 400-500 in some (a noisy moment of the VM), and 420-910
+ * from memory, whose spread moved from process to process (throwaway program). A threshold
+ * from L1's time and memory's median (an earlier version) ranged 260-470 and called L3 cold
+ * in some processes, for all their calls; halfway from L3 to memory's quartile (310-470)
+ * called flushed rows cached in 3-6 of 11 unpacks of a 512^2 transpose (`bench pack --cache
+ * flushed`); L3's median, not its quartile, rose to 400 in one process in about fifteen and
+ * put the threshold at 416-468, inside memory's lower tail, and lines sampled at the rows'
+ * starts, not where the probe samples, took 25-50 ticks longer from memory (DRAM banks) and
+ * set it higher still: the probe then called a flushed destination cached in up to 13 of 21
+ * calls of such a process (`unit.residency` failed one run in fifteen). A destination in L3 wants cached stores, one in memory streamed
+ * ones. Costs about 1 ms, once per process that probes; true if the two were told apart. */
 static bool calibrate_once(char *buf, size_t bytes)
 {
+    const kernel_rows rows = {buf, SAMPLE_LINES, ROW, ROW};
     uint64_t in_l3[CALIBRATION_ROUNDS], in_memory[CALIBRATION_ROUNDS];
     for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
         const char *line[SAMPLE_LINES];
-        for (int i = 0; i < SAMPLE_LINES; i++)
-            line[i] = buf + (int64_t)i * ROW + (r % (ROW / 128)) * 128;
+        for (int i = 0; i < SAMPLE_LINES; i++) /* a different line of the probe's slot each round */
+            line[i] = buf + (int64_t)i * ROW + sampled_offset(rows, i) + (r % 4) * 64;
         /* the sampled rows are written first, and the rest of twice the L2 after them */
         memset(buf, r, bytes);
         in_l3[r] = time_loads(line);
@@ -81,7 +98,7 @@ static bool calibrate_once(char *buf, size_t bytes)
     }
     qsort(in_l3, CALIBRATION_ROUNDS, sizeof *in_l3, compare_ticks);
     qsort(in_memory, CALIBRATION_ROUNDS, sizeof *in_memory, compare_ticks);
-    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 2], memory = in_memory[CALIBRATION_ROUNDS / 4];
+    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 4], memory = in_memory[CALIBRATION_ROUNDS / 4];
     if (memory <= 2 * l3) /* the two are not told apart this time */
         return false;
     atomic_store(&cold_ticks, 2 * l3 < (l3 + memory) / 2 ? 2 * l3 : (l3 + memory) / 2);
@@ -103,18 +120,6 @@ static void calibrate(void)
         if (calibrate_once(buf, bytes))
             break;
     free(buf);
-}
-
-/* Where in its row sample i lies: at (2i + 1) / 16 of the bytes the call touches there, on a
- * line boundary, not at the row's start. The rows' first lines, sampled before, read as
- * cached in a third to a half of the calls that found the rest of a flushed 1 MiB matrix in
- * memory (`bench pack --cache flushed`, 512^2 floats, after the hand-written transposes: pack
- * and unpack then ran cached into a destination in memory, at half speed); with samples 128
- * or 1024 bytes into the rows, none did, in the same launches. */
-static int64_t sampled_offset(kernel_rows r, int i)
-{
-    const int64_t line = 64, offset = r.row_bytes * (2 * i + 1) / (2 * SAMPLE_LINES);
-    return offset / line * line;
 }
 
 static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
