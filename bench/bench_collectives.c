@@ -47,7 +47,11 @@
 #include "options.h"
 #include "paths.h"
 
-enum { WARMUP = 24 }; /* covers memcomm's trials: 3 calls warming up, 6 of each of up to 3 paths (lib/core/sendpath.h) */
+/* Untimed calls before the timed ones, the steady state a program with many calls reaches:
+ * memcomm's trials (3 calls warming up, 6 of each of up to 3 paths: 21), and a second round
+ * where the ranks decided apart (sampled every 4th call, 3 slow samples in a row: 12 calls,
+ * then 21 more; lib/core/sendpath.h). */
+enum { WARMUP = 64 };
 
 typedef enum { FFT2, FFT2_BLOCKS, GATHER, SLABS, SLABS_Z, HALO } layout;
 

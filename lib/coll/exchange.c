@@ -382,8 +382,8 @@ static analysis *heaviest(const exchange *x, sides packed)
  * (what point-to-point would pack), packing every side with any gap (long blocks too: the
  * MPI's collectives copy those slowly on some sizes), and the MPI's own path; the ones that
  * pack something, once each. Sets the sides packed; false if there is nothing to choose or
- * the MPI's path is decided (a blocking call's timed trial of it is carried with no side
- * packed, to be timed when the call returns). */
+ * the MPI's path is decided (a blocking call's timed trial or sample of it is carried with
+ * no side packed, to be timed when the call returns). */
 static bool choose_path(exchange *x, const exchange_form *form, sides short_blocks,
                         sides any_gap, int64_t send_total, int64_t recv_total)
 {
@@ -406,7 +406,7 @@ static bool choose_path(exchange *x, const exchange_form *form, sides short_bloc
                                   .trial = -1, .use = form->use, .side = TRIAL_SEND};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;
-    return x->choice.path < n - 1 || x->choice.trial >= 0;
+    return x->choice.path < n - 1 || x->choice.trial >= 0 || x->choice.timed;
 }
 
 exchange *exchange_start(int peers, const coll_block *send, const coll_block *recv,

@@ -128,8 +128,8 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
         s->paths = paths;
     if (s->decided != UNDECIDED) {
         choice.path = s->decided < paths ? s->decided : 0;
-        choice.timed = use == USE_POINT_TO_POINT && s->round + 1 < SENDPATH_ROUNDS &&
-                       s->usual[side] > 0 && ++s->calls % SENDPATH_SAMPLE_EVERY == 0;
+        choice.timed = s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0 &&
+                       ++s->calls % SENDPATH_SAMPLE_EVERY == 0;
     } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
         choice.trial = s->next++;
         choice.timed = !warming_up(choice.trial, use);
@@ -207,9 +207,11 @@ static void decide(size_class_state *s, path_use use, int size_class)
 }
 
 /* A decided path's sampled call: slow several times in a row, the trials run again. */
-static void check_sample(size_class_state *s, int side, double seconds)
+static void check_sample(size_class_state *s, path_use use, int side, double seconds)
 {
-    if (seconds <= SENDPATH_SLOWER * s->usual[side]) {
+    const double slower =
+        use == USE_POINT_TO_POINT ? SENDPATH_SLOWER : SENDPATH_SLOWER_COLLECTIVE;
+    if (seconds <= slower * s->usual[side]) {
         s->strikes = 0;
     } else if (++s->strikes == SENDPATH_STRIKES) {
         s->next = s->recorded = 0;
@@ -236,7 +238,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
             (first_pass_in && trials_decisive(s->trials, s->recorded, s->paths)))
             decide(s, c->use, c->size_class);
     } else if (s->decided != UNDECIDED) {
-        check_sample(s, c->side, seconds);
+        check_sample(s, c->use, c->side, seconds);
     }
     pthread_mutex_unlock(&t->lock);
 }

@@ -54,6 +54,7 @@ typedef enum {
  * too (lib/coll/exchange.c). */
 enum { SENDPATH_MAX_PATHS = 3, SENDPATH_TRIALS_EACH = 3 };
 enum { SENDPATH_SAMPLE_EVERY = 4, SENDPATH_STRIKES = 3, SENDPATH_SLOWER = 2, SENDPATH_ROUNDS = 3 };
+#define SENDPATH_SLOWER_COLLECTIVE 1.25
 
 typedef struct {
     int path;
@@ -70,13 +71,17 @@ typedef struct {
  * and size). The first calls are trials, in blocks of one path. */
 send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side);
 
-/* The time a timed call took. A point-to-point path, once decided, has every
- * SENDPATH_SAMPLE_EVERY-th blocking call timed against its trials' usual time: when
- * SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER times that, the trials run
- * again (at most SENDPATH_ROUNDS rounds). That is how the two ends of an exchange that
- * decided differently (one sends packed, the other receives by the MPI: on MPICH several
- * times the time of either path) find each other: the slowed end measures again, with the
- * other end's path fixed, and settles on the path that meets it. */
+/* The time a timed call took. A path, once decided, has every SENDPATH_SAMPLE_EVERY-th
+ * blocking call timed against its trials' usual time: when SENDPATH_STRIKES samples in a row
+ * take more than SENDPATH_SLOWER times that (SENDPATH_SLOWER_COLLECTIVE for a collective),
+ * the trials run again (at most SENDPATH_ROUNDS rounds). That is how the ends of an exchange
+ * that decided differently find each other: the slowed end measures again, with the other
+ * end's path fixed, and settles on the path that meets it. Point-to-point, one end sending
+ * packed into the other's MPI receive ran several times the time of either path (MPICH). A
+ * collective's ranks decide apart where packing wins by about the margin: each rank times
+ * the call from its own arrival, and the two ranks of Open MPI's halo of 128^3
+ * (Neighbor_alltoallw) found packing 9% and 16% faster, and ran 1.3-1.5x slower than on
+ * either path when one packed and the other did not (2 launches of 3). */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an
