@@ -31,6 +31,8 @@ def test_decided_paths_name_each_ranks_choice() -> None:
     assert said([{"packed": 0, "by_mpi": 0}, {"packed": 1, "by_mpi": 1}]) == (
         "no path trials on rank 0; packed and the MPI's own on rank 1"
     )
+    assert said([{"packed": 2, "by_mpi": 0}] * 2) == "packed twice on ranks 0, 1"
+    assert said([{"packed": 1, "by_mpi": 3}]) == "packed and the MPI's own 3 times on rank 0"
 
 
 def test_pack_rows_take_the_median_per_method() -> None:

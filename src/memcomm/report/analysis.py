@@ -588,10 +588,18 @@ def _decided_paths(paths: Sequence[dict[str, int]]) -> str:
     """Each rank's path decisions on a pattern, as a reader wants them: "packed on ranks 0, 1",
     "the MPI's own on rank 1". A rank without one ran no trials: its calls went to the MPI
     unchanged (one contiguous run, such as the x face of a C-order array, which the MPI sends
-    from the user's buffer) or to the path untimed calls take."""
+    from the user's buffer) or to the path untimed calls take. The decisions are counted over
+    the method's calls, warm-up included: two mean the trials ran again after a decided path
+    turned slow ("packed twice", "packed and the MPI's own", in no particular order)."""
+
+    def times(kind: str, n: int) -> list[str]:
+        if n == 0:
+            return []
+        return [kind if n == 1 else f"{kind} twice" if n == 2 else f"{kind} {n} times"]
+
     ranks: dict[str, list[str]] = {}
     for rank, decided in enumerate(paths):
-        kinds = ["packed"] * decided["packed"] + ["the MPI's own"] * decided["by_mpi"]
+        kinds = times("packed", decided["packed"]) + times("the MPI's own", decided["by_mpi"])
         ranks.setdefault(" and ".join(kinds) or "no path trials", []).append(str(rank))
     return "; ".join(
         f"{kind} on rank{'s' if len(who) > 1 else ''} {', '.join(who)}"
