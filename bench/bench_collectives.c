@@ -435,17 +435,23 @@ static int measure(pattern *p, int reps)
         }
     }
     free(reference);
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int method = 0; method < METHODS; method++) {
-        for (int r = -WARMUP; r < reps; r++) {
+    /* the methods take turns call by call, so that what drifts during a pattern (the VM; Open
+     * MPI's own path between its two speeds) weighs on each alike: run one after the other, the
+     * same MPI call ran at 0.83x and at 1.00x of itself in the "mpi" and "memcomm" columns of
+     * two launches (MPICH, FFT2 blocks of 1024^2, MEMCOMM_SEND_PATH=mpi); each call finds the
+     * caches as the method before left them */
+    double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
+    for (int r = -WARMUP; r < reps; r++)
+        for (int method = 0; method < METHODS; method++) {
             MPI_Barrier(MPI_COMM_WORLD);
             const double t0 = MPI_Wtime();
             run_once(p, method, &s);
             double took = MPI_Wtime() - t0;
             MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (r >= 0)
-                t[r] = took;
+                t[method * reps + r] = took;
         }
+    for (int method = 0; method < METHODS; method++) {
         int ranks = 0;
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
         /* memcomm's: each rank's decisions since the pattern began */
@@ -457,7 +463,7 @@ static int measure(pattern *p, int reps)
                    p->name, method_names[method], ranks, (long long)total);
             if (every)
                 bench_print_paths(every, ranks);
-            bench_print_seconds(t, reps);
+            bench_print_seconds(t + method * reps, reps);
         }
         free(every);
     }
