@@ -79,9 +79,9 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
  * end's path fixed, and settles on the path that meets it. Point-to-point, one end sending
  * packed into the other's MPI receive ran several times the time of either path (MPICH). A
  * collective's ranks decide apart where packing wins by about the margin: each rank times
- * the call from its own arrival, and the two ranks of Open MPI's halo of 128^3
- * (Neighbor_alltoallw) found packing 9% and 16% faster, and ran 1.3-1.5x slower than on
- * either path when one packed and the other did not (2 launches of 3). */
+ * the call from its own arrival: the two ranks of Open MPI's halo of 128^3
+ * (Neighbor_alltoallw) found packing 9% and 16% faster, and decided apart in 4 launches of
+ * 7, where one packing and the other not ran at 0.57-0.89x the MPI's own path. */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an

@@ -11,7 +11,8 @@
  * prefetches, when the destination is cached); the long blocks of other strided walks look
  * at their typed side (kernel/strided.c). One line in each of SAMPLE_LINES consecutive rows,
  * spread across the bytes the call touches in them, is loaded, all together, and timed, one
- * time-stamp pair around them, against a threshold calibrated once per process; if they read cold, so must SAMPLE_LINES rows from the middle.
+ * time-stamp pair around them, against a threshold calibrated once per process; if they read
+ * cold, so must SAMPLE_LINES rows from the middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
  * line, so the loads pay at most one page walk, where spread ones each paid their own (8
  * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with
@@ -78,8 +79,9 @@ static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found 
  * put the threshold at 416-468, inside memory's lower tail, and lines sampled at the rows'
  * starts, not where the probe samples, took 25-50 ticks longer from memory (DRAM banks) and
  * set it higher still: the probe then called a flushed destination cached in up to 13 of 21
- * calls of such a process (`unit.residency` failed one run in fifteen). A destination in L3 wants cached stores, one in memory streamed
- * ones. Costs about 1 ms, once per process that probes; true if the two were told apart. */
+ * calls of such a process (`unit.residency` failed one run in fifteen). A destination in L3
+ * wants cached stores, one in memory streamed ones. Costs about 1 ms, once per process that
+ * probes; true if the two were told apart. */
 static bool calibrate_once(char *buf, size_t bytes)
 {
     const kernel_rows rows = {buf, SAMPLE_LINES, ROW, ROW};

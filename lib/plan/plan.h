@@ -42,10 +42,11 @@ enum { PLAN_LIST_RUNS = 4 };
  * Blocks spread over more than PLAN_PREFETCH_L2S times the L2 are prefetched ahead (`far`):
  * their lines come from L3 or DRAM; an unpack prefetches its packed bytes too, and a pack
  * streams them where plan_stores_for says (kernel/list.c). Closer ones are not: their gather
- * runs at L2 speed, bound by its loads, and the prefetches are loads too (SPECFEM3D's 12-byte points, 3 MB apart
- * at most: 73 us prefetched, 55 not, against 60 by a hand loop; 24-byte particles over
- * 12.6 MB: 312 us prefetched, 384 not; over 200 MB: 1.0 ms against 1.6 ms; MPI_Pack of
- * random indexed blocks, medians of 41, a throwaway program, not kept). */
+ * runs at L2 speed, bound by its loads, and the prefetches are loads too (SPECFEM3D's
+ * 12-byte points, 3 MB apart at most: 73 us prefetched, 55 not, against 60 by a hand loop;
+ * 24-byte particles over 12.6 MB: 312 us prefetched, 384 not; over 200 MB: 1.0 ms against
+ * 1.6 ms; MPI_Pack of random indexed blocks, medians of 41, a throwaway program, not
+ * kept). */
 enum { PLAN_PREFETCH_L2S = 4 };
 typedef struct {
     int64_t n;

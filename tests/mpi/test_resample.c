@@ -2,8 +2,8 @@
  * (lib/core/sendpath.h): two ranks exchange columns of a matrix by MPI_Alltoall of a vector
  * type until the trials have decided, then rank 0 arrives late at every call, so that rank
  * 1's calls take far longer than its trials said; rank 1 must run its trials again, which
- * MEMCOMM_EXPLAIN=1 reports as round 2 (the ctest's pass expression). Every call's bytes are
- * checked too. */
+ * MEMCOMM_EXPLAIN=1 reports as round 2 (the ctest greps the output for it, after a zero exit).
+ * Every call's bytes are checked too. */
 #include <mpi.h>
 #include <time.h>
 
