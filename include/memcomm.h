@@ -74,7 +74,8 @@ typedef struct {
 void memcomm_stats_get(memcomm_stats *stats);
 
 /* The machine model the planner uses, as one JSON object, e.g.
- * {"PAGE_SIZE": {"value": 4096, "source": "sysconf"}, "TLB_ENTRIES": {...}, ...}.
+ * {"PAGE_SIZE": {"value": 4096, "source": "sysconf"}, "TLB_ENTRIES": {...}, ...}, ending
+ * with RESIDENCY_TICKS: the residency probe's threshold (0: off on this machine).
  * Returns the length written (excluding the NUL), or -1 if `cap` is too small. Needs no
  * MPI_Init. */
 int memcomm_machine_json(char *json, size_t cap);

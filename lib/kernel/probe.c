@@ -123,7 +123,7 @@ static double copy_seconds(void (*copy)(char *, const char *, int64_t), char *ds
 {
     double times[5];
     for (int rep = 0; rep < 5; rep++) {
-        memset(dst, rep, (size_t)bytes);
+        kernel_fill_cached(dst, bytes, rep);
         double t0 = now();
         copy(dst, src, bytes);
         times[rep] = now() - t0;
@@ -149,7 +149,7 @@ static double transpose_seconds(plan_transpose_fn transpose, const char *src, ch
 {
     double times[5];
     for (int rep = 0; rep < 5; rep++) {
-        memset(dst, rep, (size_t)(n * n * elem));
+        kernel_fill_cached(dst, n * n * elem, rep);
         double t0 = now();
         transpose(src, n * elem, dst, n * elem, n, n, tile, mode);
         times[rep] = now() - t0;

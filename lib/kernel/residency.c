@@ -65,23 +65,42 @@ static int compare_ticks(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void kernel_fill_cached(char *buf, int64_t bytes, int value)
+{
+    const __m128i v = _mm_set1_epi8((char)value);
+    int64_t i = 0;
+    for (; i < bytes && (uintptr_t)(buf + i) % 16 != 0; i++)
+        buf[i] = (char)value;
+    for (; i + 16 <= bytes; i += 16) /* intrinsics: no compiler turns them back into memset */
+        _mm_store_si128((__m128i *)(buf + i), v);
+    for (; i < bytes; i++)
+        buf[i] = (char)value;
+}
+
 static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found */
 
-/* Twice the lower quartile of the sampled loads' time from L3, or halfway from it to the lower
- * quartile of their time from memory if that is less, with the probe's geometry
- * (sampled_offset in consecutive 4 KiB rows). On the AMD EPYC VM 8 such loads took 130-180
- * ticks from L3 in most rounds and 400-500 in some (a noisy moment of the VM), and 420-910
- * from memory, whose spread moved from process to process (throwaway program). A threshold
- * from L1's time and memory's median (an earlier version) ranged 260-470 and called L3 cold
- * in some processes, for all their calls; halfway from L3 to memory's quartile (310-470)
- * called flushed rows cached in 3-6 of 11 unpacks of a 512^2 transpose (`bench pack --cache
- * flushed`); L3's median, not its quartile, rose to 400 in one process in about fifteen and
- * put the threshold at 416-468, inside memory's lower tail, and lines sampled at the rows'
- * starts, not where the probe samples, took 25-50 ticks longer from memory (DRAM banks) and
- * set it higher still: the probe then called a flushed destination cached in up to 13 of 21
- * calls of such a process (`unit.residency` failed one run in fifteen). A destination in L3
- * wants cached stores, one in memory streamed ones. Costs about 1 ms, once per process that
- * probes; true if the two were told apart. */
+/* Twice the lower quartile of the sampled loads' time from L3, or halfway from it to the time
+ * of memory's second fastest load if that is less, with the probe's geometry (sampled_offset
+ * in consecutive 4 KiB rows); told apart when memory's time is above 1.4 times L3's. On the
+ * AMD EPYC VM 8 such loads took 130-180 ticks from L3 in most rounds and 400-500 in some (a
+ * noisy moment of the VM), and 420-910 from memory, whose spread moved from process to
+ * process (throwaway program). A threshold from L1's time and memory's median (an earlier
+ * version) ranged 260-470 and called L3 cold in some processes, for all their calls; halfway
+ * from L3 to memory's quartile (310-470) called flushed rows cached in 3-6 of 11 unpacks of a
+ * 512^2 transpose (`bench pack --cache flushed`); L3's median, not its quartile, rose to 400
+ * in one process in about fifteen and put the threshold at 416-468, inside memory's lower
+ * tail, and lines sampled at the rows' starts, not where the probe samples, took 25-50 ticks
+ * longer from memory (DRAM banks) and set it higher still: the probe then called a flushed
+ * destination cached in up to 13 of 21 calls of such a process (`unit.residency` failed one
+ * run in fifteen). On the Intel Xeon VM (2 MiB L2, a mesh L3) L3 is slower against memory:
+ * 230-340 ticks in most rounds against 420-1100, and in a third of the rounds the rows read
+ * as from memory though written only 4 MiB before (the L2 writes some victims past L3);
+ * memory's time right after the flush also varies from process to process (its quartile
+ * 430-770), and set thresholds up to 577 where its fastest loads stay at 420-440. "Memory above
+ * twice L3", the test before, never held there, and the probe stayed off. As now: thresholds
+ * 325-424, `unit.residency` 150 of 150 (throwaway prints and runs, not kept). A destination in
+ * L3 wants cached stores, one in memory streamed ones. Costs about 1 ms, once per process
+ * that probes; true if the two were told apart. */
 static bool calibrate_once(char *buf, size_t bytes)
 {
     const kernel_rows rows = {buf, SAMPLE_LINES, ROW, ROW};
@@ -91,7 +110,7 @@ static bool calibrate_once(char *buf, size_t bytes)
         for (int i = 0; i < SAMPLE_LINES; i++) /* a different line of the probe's slot each round */
             line[i] = buf + (int64_t)i * ROW + sampled_offset(rows, i) + (r % 4) * 64;
         /* the sampled rows are written first, and the rest of twice the L2 after them */
-        memset(buf, r, bytes);
+        kernel_fill_cached(buf, (int64_t)bytes, r);
         in_l3[r] = time_loads(line);
         for (int i = 0; i < SAMPLE_LINES; i++)
             _mm_clflush(line[i]);
@@ -100,10 +119,11 @@ static bool calibrate_once(char *buf, size_t bytes)
     }
     qsort(in_l3, CALIBRATION_ROUNDS, sizeof *in_l3, compare_ticks);
     qsort(in_memory, CALIBRATION_ROUNDS, sizeof *in_memory, compare_ticks);
-    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 4], memory = in_memory[CALIBRATION_ROUNDS / 4];
-    if (memory <= 2 * l3) /* the two are not told apart this time */
+    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 4], memory = in_memory[1];
+    if (5 * memory <= 7 * l3) /* the two are not told apart this time */
         return false;
-    atomic_store(&cold_ticks, 2 * l3 < (l3 + memory) / 2 ? 2 * l3 : (l3 + memory) / 2);
+    const uint64_t halfway = (l3 + memory) / 2;
+    atomic_store(&cold_ticks, 2 * l3 < halfway ? 2 * l3 : halfway);
     return true;
 }
 
@@ -151,6 +171,8 @@ bool kernel_lines_cold(kernel_rows r)
 }
 
 #else /* no time-stamp counter to probe with: the size decides alone */
+
+void kernel_fill_cached(char *buf, int64_t bytes, int value) { memset(buf, value, (size_t)bytes); }
 
 int64_t kernel_cold_ticks(void) { return 0; }
 

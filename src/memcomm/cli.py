@@ -78,7 +78,10 @@ def machine(args: argparse.Namespace) -> int:
         [name.lower(), str(field["value"]), str(field["source"])] for name, field in model.items()
     ]
     print(report.format_table(["parameter", "value", "from"], rows))
-    print("(override any of them with MEMCOMM_<PARAMETER>, e.g. MEMCOMM_TLB_ENTRIES=64)")
+    print(
+        "(override any of them but residency_ticks, which is calibrated in each process,\n"
+        " with MEMCOMM_<PARAMETER>, e.g. MEMCOMM_TLB_ENTRIES=64)"
+    )
     return 0
 
 

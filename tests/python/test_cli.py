@@ -122,7 +122,12 @@ def test_machine_reports_the_model_and_its_sources(mpi: str) -> None:
         "STLB_ENTRIES",
         "TILE_BYTES",
         "SHUFFLE_BYTES",
+        "RESIDENCY_TICKS",
     }
+    # the residency probe's threshold, or 0 where it cannot tell L3 from memory: said either way
+    residency = model.pop("RESIDENCY_TICKS")
+    assert residency["value"] >= 0
+    assert residency["source"].startswith("calibrated" if residency["value"] > 0 else "off")
     measured = {k: f for k, f in model.items() if f["source"] != "not probed"}
     assert all(field["value"] > 0 for field in measured.values())
     assert model["SIMD_BYTES"]["value"] in (8, 32, 64)
