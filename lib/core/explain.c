@@ -59,7 +59,7 @@ static void put_pattern(sink *s, const plan *p, const plan_strided *d)
 }
 
 /* The list kernel's choices (kernel/list.c): which runs it prefetches and how far ahead, and
- * how a pack of `bytes` stores (plan_stores_for). */
+ * how a pack of `bytes` stores (plan_list_stores_for). */
 static void put_list(sink *s, const plan *p, int64_t bytes)
 {
     const plan_list *l = &p->list;
@@ -81,12 +81,15 @@ static void put_list(sink *s, const plan *p, int64_t bytes)
             (int)PLAN_PREFETCH_L2S, (long long)ahead, (int)KERNEL_PACKED_AHEAD_BYTES);
     else
         put(s, "blocks close together, not prefetched; ");
-    const plan_stores stores = plan_stores_for(p, bytes);
+    const plan_stores stores = plan_list_stores_for(p, bytes);
     if (!streamable || !MEMCOMM_X86 || stores == STORES_CACHED)
         put(s, "packs store cached%s\n",
-            stores == STORES_CACHED ? ": the call moves less than a quarter of what the L2 holds"
-            : streamable            ? ""
-                                    : ": no run of blocks a multiple of 4 bytes long");
+            stores == STORES_CACHED && !plan_probes(p, bytes)
+                ? ": the call moves less than a quarter of what the L2 holds"
+            : stores == STORES_CACHED
+                ? ": the packed bytes fit the L2, where the next call finds them"
+            : streamable ? ""
+                         : ": no run of blocks a multiple of 4 bytes long");
     else if (stores == STORES_STREAMED)
         put(s, "packs store non-temporally: the call moves more than the streaming threshold\n");
     else

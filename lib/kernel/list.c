@@ -122,13 +122,13 @@ static inline __attribute__((always_inline)) char *copy_run(const plan_list *l, 
 #undef RUN_OF
 }
 
-/* Whether a pack of `bytes` streams its packed bytes (plan_stores_for). The packed lines'
+/* Whether a pack of `bytes` streams its packed bytes (plan_list_stores_for). The packed lines'
  * reads for ownership otherwise compete with the gather's own misses: 24-byte particles over
  * 12.6 MB, both sides flushed, packed at 6.4-6.6 GB/s with cached stores and 9.1-10.5
  * streamed (memcpy of the same bytes 13-16; AMD EPYC VM, medians of 21, throwaway program). */
 static bool streams(const plan *p, int64_t bytes, const char *packed)
 {
-    switch (plan_stores_for(p, bytes)) {
+    switch (plan_list_stores_for(p, bytes)) {
     case STORES_STREAMED: return MEMCOMM_X86;
     case STORES_PROBED:
         return MEMCOMM_X86 && kernel_lines_cold(kernel_rows_of_bytes(packed, bytes));
