@@ -82,14 +82,13 @@ static void put_list(sink *s, const plan *p, int64_t bytes)
     else
         put(s, "blocks close together, not prefetched; ");
     const plan_stores stores = plan_list_stores_for(p, bytes);
+    const char *unstreamable = streamable ? "" : ": no run of blocks a multiple of 4 bytes long";
+    const char *cached_because =
+        stores != STORES_CACHED ? unstreamable
+        : plan_probes(p, bytes) ? ": the packed bytes fit the L2, where the next call finds them"
+                                : ": the call moves less than a quarter of what the L2 holds";
     if (!streamable || !MEMCOMM_X86 || stores == STORES_CACHED)
-        put(s, "packs store cached%s\n",
-            stores == STORES_CACHED && !plan_probes(p, bytes)
-                ? ": the call moves less than a quarter of what the L2 holds"
-            : stores == STORES_CACHED
-                ? ": the packed bytes fit the L2, where the next call finds them"
-            : streamable ? ""
-                         : ": no run of blocks a multiple of 4 bytes long");
+        put(s, "packs store cached%s\n", cached_because);
     else if (stores == STORES_STREAMED)
         put(s, "packs store non-temporally: the call moves more than the streaming threshold\n");
     else

@@ -134,7 +134,7 @@ static inline kernel_rows kernel_rows_of_bytes(const char *at, int64_t bytes)
 }
 
 /* `bytes` at `buf` set to `value` with plain stores, which leave the lines in the caches as far
- * as they fit: what a program's own writes do. memset is no stand-in: glibc's sends buffers
+ * as they fit: what a program's own writes do. memset is no stand-in: glibc sends buffers
  * past 2 KiB to `rep stosb`, which on the Intel Xeon VM (glibc 2.36) left 4 MiB and more
  * out of the caches (8 of its lines read back in 700-1000 ticks, slower than from memory
  * after clflush, 450-550; written with plain stores, 190-270; throwaway program). */
