@@ -14,11 +14,12 @@
  * time-stamp pair around them, against a threshold calibrated once per process; if they read
  * cold, so must SAMPLE_LINES rows from the middle.
  * Consecutive rows, not rows spread over the destination: their page-table entries share a
- * line, so the loads pay at most one page walk, where spread ones each paid their own (8
- * loads spread over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with
- * the pages in the TLB; throwaway program) and L3 read as memory. Loads, not prefetches: a
- * prefetch retires before its line arrives. A line not yet mapped faults and counts as cold,
- * as it is. The probe costs two memory latencies at most (about 0.4 us). */
+ * line, so the walks share its miss, where spread ones each paid their own (8 loads spread
+ * over 24 MiB took 2,000-2,700 ticks from L3, against 500-620 from memory with the pages in
+ * the TLB; throwaway program) and L3 read as memory. Even so, walks are paid before the timing
+ * (page_primer). Loads, not prefetches: a prefetch retires before its line arrives. A line
+ * not yet mapped faults and counts as cold, as it is. The probe costs four memory latencies
+ * at most, primers included (about 1 us). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,11 +32,43 @@
 
 enum { SAMPLE_LINES = 8, CALIBRATION_ROUNDS = 12, CALIBRATION_ATTEMPTS = 3, ROW = 4096 };
 
+/* A byte of `sample`'s 4 KiB page, inside the `row_bytes` the call touches from `row`, that is
+ * neither the sampled line nor its 128-byte pair (which the adjacent-line prefetcher fetches
+ * with it): the row's first byte in the page, or else the first line of the next pair. NULL
+ * where there is none, or where `previous`, the primer of the sample before, is in that page
+ * already (one access per page: the L2 streamer, seeing a run of them, could fetch the
+ * samples ahead of their timing). */
+static const char *page_primer(const char *row, int64_t row_bytes, const char *sample,
+                               const char *previous)
+{
+    const uintptr_t page = (uintptr_t)sample & ~(uintptr_t)(ROW - 1), pair = ~(uintptr_t)127;
+    if (previous && ((uintptr_t)previous & ~(uintptr_t)(ROW - 1)) == page)
+        return NULL;
+    const char *first = (uintptr_t)row > page ? row : (const char *)page;
+    if (((uintptr_t)first & pair) != ((uintptr_t)sample & pair))
+        return first;
+    const char *after = (const char *)(((uintptr_t)sample & pair) + 128);
+    if (after < row + row_bytes && ((uintptr_t)after & ~(uintptr_t)(ROW - 1)) == page)
+        return after;
+    return NULL;
+}
+
 /* Time-stamp ticks the loads of `line[0..SAMPLE_LINES)` take, issued together (their
- * misses overlap: one memory latency, not eight). */
-static uint64_t time_loads(const char *const line[SAMPLE_LINES])
+ * misses overlap: one memory latency, not eight), after the loads of their pages' primers
+ * (page_primer) have completed: on the Intel Xeon VM, from 2026-11-27 on, the page walks of
+ * eight rows just written, 4 MiB of pages, took 1,100-1,400 ticks together, longer than a
+ * memory latency with the pages in the TLB (450-1,000; throwaway program), so that a
+ * destination in L3 read as one in memory and no calibration told the two apart. What the
+ * stores are to choose depends on where the lines are, not their pages; the walk is paid
+ * anyway, by the copy that follows. Not instrumented by AddressSanitizer: its shadow loads,
+ * themselves missing the caches, would be timed too (the lines are the call's own bytes). */
+__attribute__((no_sanitize_address)) static uint64_t
+time_loads(const char *const line[SAMPLE_LINES], const char *const primer[SAMPLE_LINES])
 {
     uint64_t sum = 0;
+    for (int i = 0; i < SAMPLE_LINES; i++)
+        if (primer[i])
+            sum += *(const volatile unsigned char *)primer[i];
     _mm_lfence();
     const uint64_t start = __rdtsc();
     _mm_lfence();
@@ -79,51 +112,51 @@ void kernel_fill_cached(char *buf, int64_t bytes, int value)
 
 static _Atomic uint64_t cold_ticks; /* 0: not calibrated, or no threshold found */
 
-/* Twice the lower quartile of the sampled loads' time from L3, or halfway from it to the time
- * of memory's second fastest load if that is less, with the probe's geometry (sampled_offset
- * in consecutive 4 KiB rows); told apart when memory's time is above 1.4 times L3's. On the
- * AMD EPYC VM 8 such loads took 130-180 ticks from L3 in most rounds and 400-500 in some (a
- * noisy moment of the VM), and 420-910 from memory, whose spread moved from process to
- * process (throwaway program). A threshold from L1's time and memory's median (an earlier
- * version) ranged 260-470 and called L3 cold in some processes, for all their calls; halfway
- * from L3 to memory's quartile (310-470) called flushed rows cached in 3-6 of 11 unpacks of a
- * 512^2 transpose (`bench pack --cache flushed`); L3's median, not its quartile, rose to 400
- * in one process in about fifteen and put the threshold at 416-468, inside memory's lower
- * tail, and lines sampled at the rows' starts, not where the probe samples, took 25-50 ticks
- * longer from memory (DRAM banks) and set it higher still: the probe then called a flushed
- * destination cached in up to 13 of 21 calls of such a process (`unit.residency` failed one
- * run in fifteen). On the Intel Xeon VM (2 MiB L2, a mesh L3) L3 is slower against memory:
- * 230-340 ticks in most rounds against 420-1100, and in a third of the rounds the rows read
- * as from memory though written only 4 MiB before (the L2 writes some victims past L3);
- * memory's time right after the flush also varies from process to process (its quartile
- * 430-770), and set thresholds up to 577 where its fastest loads stay at 420-440. "Memory above
- * twice L3", the test before, never held there, and the probe stayed off. As now: thresholds
- * 325-424, `unit.residency` 150 of 150 (throwaway prints and runs, not kept). A destination in
- * L3 wants cached stores, one in memory streamed ones. Costs about 1 ms, once per process
- * that probes; true if the two were told apart. */
+/* One and a half times the lower quartile of the sampled loads' time from L3, or halfway from
+ * it to memory's fastest time if that is less, with the probe's geometry (sampled_offset in
+ * consecutive 4 KiB rows, their pages primed); told apart when memory's time is above 1.4
+ * times L3's. On the AMD EPYC VM 8 such loads took 130-180 ticks from L3 in most rounds and
+ * 400-500 in some (a noisy moment of the VM), and 420-910 from memory, whose spread moved
+ * from process to process (throwaway program). A threshold from L1's time and memory's
+ * median (an earlier version) ranged 260-470 and called L3 cold in some processes, for all
+ * their calls; halfway from L3 to memory's quartile (310-470) called flushed rows cached in
+ * 3-6 of 11 unpacks of a 512^2 transpose (`bench pack --cache flushed`); L3's median, not its
+ * quartile, rose to 400 in one process in about fifteen, and lines sampled at the rows'
+ * starts, not where the probe samples, took 25-50 ticks longer from memory (DRAM banks). On
+ * the Intel Xeon VM (2 MiB L2, a mesh L3) L3 took 170-260 ticks, primed, and memory 430-1,100;
+ * memory's fastest time in a process ranged 430-610 (its pages, wherever the host put them),
+ * so a threshold halfway to it, or at twice L3, reached 480-500 in one process in fifty,
+ * inside the lower tail of the flushed rows of `unit.residency` (called cached in 11 of 21
+ * rounds); L3's time varies less, and one and a half times it put thresholds at 250-430 and
+ * all 21 flushed rounds cold, in 160 of 160 processes (throwaway runs, not kept). A
+ * destination in L3 wants cached stores, one in memory streamed ones. Costs about 1 ms, once
+ * per process that probes; true if the two were told apart. */
 static bool calibrate_once(char *buf, size_t bytes)
 {
     const kernel_rows rows = {buf, SAMPLE_LINES, ROW, ROW};
     uint64_t in_l3[CALIBRATION_ROUNDS], in_memory[CALIBRATION_ROUNDS];
     for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
-        const char *line[SAMPLE_LINES];
-        for (int i = 0; i < SAMPLE_LINES; i++) /* a different line of the probe's slot each round */
-            line[i] = buf + (int64_t)i * ROW + sampled_offset(rows, i) + (r % 4) * 64;
+        const char *line[SAMPLE_LINES], *primer[SAMPLE_LINES];
+        for (int i = 0; i < SAMPLE_LINES; i++) { /* a different line of the slot each round */
+            const char *row = buf + (int64_t)i * ROW;
+            line[i] = row + sampled_offset(rows, i) + (r % 4) * 64;
+            primer[i] = page_primer(row, ROW, line[i], i ? primer[i - 1] : NULL);
+        }
         /* the sampled rows are written first, and the rest of twice the L2 after them */
         kernel_fill_cached(buf, (int64_t)bytes, r);
-        in_l3[r] = time_loads(line);
+        in_l3[r] = time_loads(line, primer);
         for (int i = 0; i < SAMPLE_LINES; i++)
             _mm_clflush(line[i]);
         _mm_mfence();
-        in_memory[r] = time_loads(line);
+        in_memory[r] = time_loads(line, primer);
     }
     qsort(in_l3, CALIBRATION_ROUNDS, sizeof *in_l3, compare_ticks);
     qsort(in_memory, CALIBRATION_ROUNDS, sizeof *in_memory, compare_ticks);
-    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 4], memory = in_memory[1];
+    const uint64_t l3 = in_l3[CALIBRATION_ROUNDS / 4], memory = in_memory[0];
     if (5 * memory <= 7 * l3) /* the two are not told apart this time */
         return false;
     const uint64_t halfway = (l3 + memory) / 2;
-    atomic_store(&cold_ticks, 2 * l3 < halfway ? 2 * l3 : halfway);
+    atomic_store(&cold_ticks, 3 * l3 / 2 < halfway ? 3 * l3 / 2 : halfway);
     return true;
 }
 
@@ -161,10 +194,13 @@ bool kernel_lines_cold(kernel_rows r)
      * the caches keeps cached stores (streamed ones into its cached lines ran at a fifth of
      * their speed) */
     for (int64_t first = 0; first <= r.rows / 2; first += r.rows / 2 > 0 ? r.rows / 2 : 1) {
-        const char *line[SAMPLE_LINES];
-        for (int i = 0; i < SAMPLE_LINES; i++)
-            line[i] = r.at + (first + i % (r.rows - first)) * r.pitch + sampled_offset(r, i);
-        if (time_loads(line) <= threshold)
+        const char *line[SAMPLE_LINES], *primer[SAMPLE_LINES];
+        for (int i = 0; i < SAMPLE_LINES; i++) {
+            const char *row = r.at + (first + i % (r.rows - first)) * r.pitch;
+            line[i] = row + sampled_offset(r, i);
+            primer[i] = page_primer(row, r.row_bytes, line[i], i ? primer[i - 1] : NULL);
+        }
+        if (time_loads(line, primer) <= threshold)
             return false;
     }
     return true;
