@@ -439,10 +439,12 @@ static int measure(pattern *p, int reps)
      * MPI's own path between its two speeds) weighs on each alike: run one after the other, the
      * same MPI call ran at 0.83x and at 1.00x of itself in the "mpi" and "memcomm" columns of
      * two launches (MPICH, FFT2 blocks of 1024^2, MEMCOMM_SEND_PATH=mpi); each call finds the
-     * caches as the method before left them */
+     * caches as the method before left them, in reverse order every other repetition, so that
+     * each method follows others alike (bench_pingpong.c says what a fixed order did) */
     double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
     for (int r = -WARMUP; r < reps; r++)
-        for (int method = 0; method < METHODS; method++) {
+        for (int turn = 0; turn < METHODS; turn++) {
+            const int method = r % 2 ? METHODS - 1 - turn : turn;
             MPI_Barrier(MPI_COMM_WORLD);
             const double t0 = MPI_Wtime();
             run_once(p, method, &s);
