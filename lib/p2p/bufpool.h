@@ -4,7 +4,7 @@
  * so they are taken and given back on every such call. Both bounds are strict:
  * - buffers in use: at most MEMCOMM_INFLIGHT_BYTES in all (default 1 GiB); beyond it
  *   bufpool_take says no, and the call goes to the MPI's own datatype path;
- * - free buffers kept for reuse: at most MEMCOMM_POOL_BYTES in all (default 256 MiB); the
+ * - free buffers kept for reuse: at most MEMCOMM_POOL_BYTES in all (lib/core/config.c); the
  *   smallest kept ones are freed to make room for the one given back, and one larger than
  *   the bound is freed (a message that large then faults its buffer in on every call).
  * Payloads are 64-byte aligned (whole cache lines, and aligned SIMD and streaming stores);
