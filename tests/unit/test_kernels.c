@@ -43,9 +43,10 @@ static const ir_node *random_tree(ir_arena *a, int depth)
     int kind = depth == 0 ? (pick(0, 3) ? 0 : 3) : (int)pick(0, 3);
     if (kind == 0)
         return ir_block(a, off, pick(0, 3) ? (int64_t[]){1, 2, 4, 8, 16, 3, 24, 40, 48, 64}[pick(0, 9)] : pick(0, 70));
-    if (kind == 1 && pick(0, 5) == 0) { /* small blocks pages apart (NAS LU, MILC): prefetched */
+    if (kind == 1 && pick(0, 5) == 0) { /* small blocks pages apart (NAS LU, MILC), or a
+                                          * line or more (columns: prefetched where cold) */
         const int64_t b = (int64_t[]){8, 16, 24, 40, 48, 64, 5, 100}[pick(0, 7)];
-        const int64_t far = pick(2048, 3500);
+        const int64_t far = pick(0, 1) ? pick(2048, 3500) : pick(128, 2047);
         return ir_loop(a, off, pick(5, 9), pick(0, 3) ? far : -far, ir_block(a, 0, b));
     }
     if (kind == 1 && pick(0, 1) == 0) { /* transpose-like: fine outer steps, long inner ones */
