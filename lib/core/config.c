@@ -30,7 +30,8 @@ static int64_t env_size(const char *name, int64_t unset)
  * them in on every call: MPICH's x-z slabs of 512^3 doubles (268 MB of send and 537 MB of
  * receive staging a rank) took 520 ms a call with the 256 MiB bound of before, 0.51x the
  * MPI's own Alltoallw, and 166 ms (1.54x) with the buffers kept (`bench collectives`, Intel
- * Xeon VM, 24 GB and 2 CPUs). Kept buffers raise no peak: each was in use at once before. */
+ * Xeon VM, 24 GB and 2 CPUs). Each kept buffer was in use before;
+ * buffers of different calls are held together up to the bound, above any one call's need. */
 static int64_t default_pool_bytes(int64_t inflight)
 {
     const int64_t least = 256ll << 20, most = inflight > least ? inflight : least;
