@@ -34,17 +34,41 @@ static inline __attribute__((always_inline)) void copy_forward(char *dst, const 
         memcpy(dst + n - 64, src + n - 64, 64);
 }
 
+/* copy_forward with non-temporal stores, for a block of whole lines at a line's address. Not
+ * always_inline: the instantiations without AVX-512 keep a (dead) call to it. */
+#if MEMCOMM_X86
+__attribute__((target("avx512f"))) static inline void copy_streamed(char *dst, const char *src,
+                                                                    int64_t n, const char *next)
+{
+    for (int64_t i = 0; i < n; i += 64) {
+        __builtin_prefetch(next + i, 0, 3);
+        _mm512_stream_si512((__m512i *)(dst + i), _mm512_loadu_si512(src + i));
+    }
+}
+#endif
+
+/* How a walk copies its blocks: glibc's memcpy, copy_forward, or copy_forward storing the
+ * packed bytes non-temporally (copy_streamed, where a block is whole lines at a line's
+ * address; the others as copy_forward). */
+typedef enum { COPY_MEMCPY, COPY_FORWARD, COPY_STREAMED } copy_style;
+
 /* One block. `block` is a constant in every instantiation but `any`, so the copy is a few
  * moves: as few as the block allows, because a gather of blocks that miss the cache keeps as
  * many of them in flight as the store queue holds their stores (MILC's 48-byte blocks copied
  * as two overlapping 32-byte halves, through the stack, ran 10-20% slower than three moves). */
 static inline __attribute__((always_inline)) void copy_one(char *typed, char *packed,
                                                            int64_t block, bool pack,
-                                                           bool forward, const char *next)
+                                                           copy_style style, const char *next)
 {
-    if (forward && pack)
+#if MEMCOMM_X86
+    if (style == COPY_STREAMED && pack && ((uintptr_t)packed & 63) == 0 && (block & 63) == 0) {
+        copy_streamed(packed, typed, block, next);
+        return;
+    }
+#endif
+    if (style != COPY_MEMCPY && pack)
         copy_forward(packed, typed, block, next);
-    else if (forward)
+    else if (style != COPY_MEMCPY)
         copy_forward(typed, packed, block, next);
     else if (pack)
         memcpy(packed, typed, (size_t)block);
@@ -133,7 +157,7 @@ static inline bool close_apart(int64_t block, int64_t stride)
  * with `prefetch`, each block is prefetched `ahead` bytes on. */
 static inline __attribute__((always_inline)) void
 copy_run(char **p, char **packed, char *stop, int64_t stride, int64_t block, bool pack,
-         int64_t group, bool prefetch, int64_t ahead, bool forward)
+         int64_t group, bool prefetch, int64_t ahead, copy_style style)
 {
     char *at = *p, *out = *packed;
 #if MEMCOMM_X86
@@ -152,24 +176,25 @@ copy_run(char **p, char **packed, char *stop, int64_t stride, int64_t block, boo
             __builtin_prefetch(at + ahead, pack ? 0 : 1, 1);
             __builtin_prefetch(at + ahead + block - 1, pack ? 0 : 1, 1);
         }
-        copy_one(at, out, block, pack, forward, at + stride);
+        copy_one(at, out, block, pack, style, at + stride);
     }
     *p = at;
     *packed = out;
 }
 
-/* The walk is written once; `block`, `pack`, `grouped`, `forward` and `cold` are
+/* The walk is written once; `block`, `pack`, `grouped`, `style` and `cold` are
  * compile-time constants in each instantiation below, so memcpy of a fixed small size
  * becomes a single move and the direction test disappears. `grouped`: packs fill 32-byte
- * stores from GATHER_GROUP blocks (AVX2); `forward`: blocks of any size are copied by
- * copy_forward (AVX-512); `cold`: the typed side is out of the caches (close_apart). */
+ * stores from GATHER_GROUP blocks (AVX2); `style`: how blocks are copied (copy_style; other
+ * than COPY_MEMCPY on AVX-512 only); `cold`: the typed side is out of the caches
+ * (close_apart). */
 static inline __attribute__((always_inline)) void walk(const plan_strided *s, char *typed,
                                                        char *packed, int64_t block, bool pack,
-                                                       bool grouped, bool forward, bool cold)
+                                                       bool grouped, copy_style style, bool cold)
 {
     char *base = typed + s->off;
     if (s->ndims == 0) {
-        copy_one(base, packed, block, pack, forward, base);
+        copy_one(base, packed, block, pack, style, base);
         return;
     }
     const int inner = s->ndims - 1;
@@ -186,8 +211,8 @@ static inline __attribute__((always_inline)) void walk(const plan_strided *s, ch
     for (;;) { /* the blocks prefetched ahead, then the last `ahead`, which are not */
         char *p = base, *end = packed + inner_count * block;
         copy_run(&p, &packed, packed + prefetched * block, inner_stride, block, pack, group,
-                 true, ahead_bytes, forward);
-        copy_run(&p, &packed, end, inner_stride, block, pack, group, false, 0, forward);
+                 true, ahead_bytes, style);
+        copy_run(&p, &packed, end, inner_stride, block, pack, group, false, 0, style);
         if (!kernel_next_outer(s, inner - 1, idx, &base))
             return;
     }
@@ -199,7 +224,7 @@ static inline __attribute__((always_inline)) void walk(const plan_strided *s, ch
  * while it is still mapped. Outer dims beyond the two iterate as in walk(). */
 static inline __attribute__((always_inline)) void
 walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *packed, int64_t block,
-             bool pack, bool forward)
+             bool pack, copy_style style)
 {
     const int k = s->ndims;
     const int64_t n_o = s->count[k - 2], s_o = s->stride[k - 2];
@@ -215,7 +240,7 @@ walk_blocked(const plan_strided *s, const plan_tiles *t, char *typed, char *pack
                     char *src = base + o * s_o + ib * s_i;
                     char *dst = packed + (o * n_i + ib) * block, *end = dst + (ie - ib) * block;
                     for (; dst != end; src += s_i, dst += block)
-                        copy_one(src, dst, block, pack, forward, src + s_i);
+                        copy_one(src, dst, block, pack, style, src + s_i);
                 }
             }
         }
@@ -269,32 +294,32 @@ static void walk_transpose(const plan *p, const plan_strided *s, const plan_tran
     }
 }
 
-/* `ATTR`: the instantiation's target attributes (empty, or AVX-512 for `forward`). */
-#define STRIDED_PAIR_WITH(NAME, BLOCK, ATTR, FORWARD)                                          \
+/* `ATTR`: the instantiation's target attributes (empty, or AVX-512 for COPY_FORWARD). */
+#define STRIDED_PAIR_WITH(NAME, BLOCK, ATTR, STYLE)                                            \
     ATTR static void pack_##NAME(const plan_strided *s, char *typed, char *packed)            \
     {                                                                                          \
-        walk(s, typed, packed, (BLOCK), true, false, (FORWARD), false);                        \
+        walk(s, typed, packed, (BLOCK), true, false, (STYLE), false);                          \
     }                                                                                          \
     ATTR static void unpack_##NAME(const plan_strided *s, char *typed, char *packed)          \
     {                                                                                          \
-        walk(s, typed, packed, (BLOCK), false, false, (FORWARD), false);                       \
+        walk(s, typed, packed, (BLOCK), false, false, (STYLE), false);                         \
     }                                                                                          \
     ATTR static void blocked_pack_##NAME(const plan_strided *s, const plan_tiles *t,           \
                                          char *typed, char *packed)                            \
     {                                                                                          \
-        walk_blocked(s, t, typed, packed, (BLOCK), true, (FORWARD));                           \
+        walk_blocked(s, t, typed, packed, (BLOCK), true, (STYLE));                             \
     }                                                                                          \
     ATTR static void blocked_unpack_##NAME(const plan_strided *s, const plan_tiles *t,         \
                                            char *typed, char *packed)                          \
     {                                                                                          \
-        walk_blocked(s, t, typed, packed, (BLOCK), false, (FORWARD));                          \
+        walk_blocked(s, t, typed, packed, (BLOCK), false, (STYLE));                            \
     }
 /* The unpack for a typed side out of the caches (close_apart), with the pair. */
 #define STRIDED_PAIR(NAME, BLOCK)                                                              \
-    STRIDED_PAIR_WITH(NAME, BLOCK, , false)                                                    \
+    STRIDED_PAIR_WITH(NAME, BLOCK, , COPY_MEMCPY)                                              \
     static void unpack_cold_##NAME(const plan_strided *s, char *typed, char *packed)           \
     {                                                                                          \
-        walk(s, typed, packed, (BLOCK), false, false, false, true);                            \
+        walk(s, typed, packed, (BLOCK), false, false, COPY_MEMCPY, true);                      \
     }
 
 STRIDED_PAIR(b1, 1)
@@ -309,7 +334,15 @@ STRIDED_PAIR(b48, 48)
 STRIDED_PAIR(b64, 64)
 STRIDED_PAIR(any, s->block)
 #if MEMCOMM_X86
-STRIDED_PAIR_WITH(any_forward, s->block, __attribute__((target("avx512f"))), true)
+STRIDED_PAIR_WITH(any_forward, s->block, __attribute__((target("avx512f"))), COPY_FORWARD)
+/* A pack past the streaming threshold, its packed bytes stored non-temporally (the lines'
+ * reads for ownership spared), fenced so that they are in order before what follows. */
+__attribute__((target("avx512f"))) static void pack_any_streamed(const plan_strided *s,
+                                                                 char *typed, char *packed)
+{
+    walk(s, typed, packed, s->block, true, false, COPY_STREAMED, false);
+    _mm_sfence();
+}
 #endif
 
 #if MEMCOMM_X86
@@ -317,7 +350,7 @@ STRIDED_PAIR_WITH(any_forward, s->block, __attribute__((target("avx512f"))), tru
     __attribute__((target("avx2"))) static void pack_grouped_##NAME(const plan_strided *s,     \
                                                                     char *typed, char *packed) \
     {                                                                                          \
-        walk(s, typed, packed, (BLOCK), true, true, false, false);                             \
+        walk(s, typed, packed, (BLOCK), true, true, COPY_MEMCPY, false);                           \
     }
 GROUPED_PACK(b4, 4)
 GROUPED_PACK(b8, 8)
@@ -392,11 +425,17 @@ COUNTED(any)
 /* Blocks of other sizes: copy_forward when the typed side is out of the caches, glibc's
  * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
  * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) in calls
- * the plan probes (plan_probes); smaller ones keep memcpy. */
+ * the plan probes (plan_probes); smaller ones keep memcpy. Past the streaming threshold the
+ * packed bytes cannot stay in a cache, and a pack from memory stores them non-temporally:
+ * MPICH's Alltoallw of x- to z-slabs of 256^3 (1 KiB runs 2 KiB apart, 33.5 MB packed per
+ * peer and 33.5 MB copied into the rank's own slab) took 20.5 ms a call, 18.1-18.6 streamed
+ * (Intel Xeon VM, 2 ranks, means of 80 calls, two launches; a throwaway program). */
 static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
+    const bool streamed = plan_stores_for(p, p->size * count) == STORES_STREAMED;
     counted_by_residency(p, typed, count, packed, true, pack_any, blocked_pack_any,
-                         pack_any_forward, blocked_pack_any_forward);
+                         streamed ? pack_any_streamed : pack_any_forward,
+                         blocked_pack_any_forward);
 }
 
 static void counted_unpack_any_probed(const plan *p, char *typed, int64_t count, char *packed)

@@ -49,6 +49,12 @@ static const ir_node *random_tree(ir_arena *a, int depth)
         const int64_t far = pick(0, 1) ? pick(2048, 3500) : pick(128, 2047);
         return ir_loop(a, off, pick(5, 9), pick(0, 3) ? far : -far, ir_block(a, 0, b));
     }
+    if (kind == 1 && pick(0, 7) == 0) { /* runs of whole lines and others, a gap between:
+                                          * streamed where a pack is past the threshold */
+        const int64_t b = (int64_t[]){128, 192, 320, 1024, 130, 200}[pick(0, 5)];
+        return ir_loop(a, off, pick(3, 9), b + 64 * pick(0, 3) + pick(0, 1) * pick(1, 63),
+                       ir_block(a, 0, b));
+    }
     if (kind == 1 && pick(0, 1) == 0) { /* transpose-like: fine outer steps, long inner ones */
         int64_t b = (int64_t[]){1, 4, 8, 16, 3, 4, 8}[pick(0, 6)];
         const ir_node *rows = ir_loop(a, 0, pick(4, 40), pick(0, 3) ? pick(64, 400) : -pick(64, 400),
@@ -223,6 +229,54 @@ static int check_transpose_kernels(void)
 }
 
 
+/* Strided packs of blocks of 65 bytes to a few KiB from a typed side out of the caches, past
+ * the streaming threshold: blocks of whole lines into a packed buffer at a line's address are
+ * stored non-temporally (strided.c's copy_streamed), the others copied forward; the plans of
+ * main() reach that combination only now and then. Each packed byte checked, and nothing
+ * written past the end. Returns how many calls had whole lines at a line's address. */
+static int check_strided_streamed(void)
+{
+    enum { BYTES = 1 << 20 };
+    static _Alignas(64) char typed[BYTES], got[BYTES + 64], want[BYTES];
+    machine m = *machine_get();
+    m.value[MACHINE_STREAM] = 4096;
+    m.value[MACHINE_L2] = 1024; /* probed from 256 bytes */
+    int streamable = 0;
+    for (int trial = 0; trial < 120; trial++) {
+        state = (uint64_t)trial * 0xA0761D6478BD642Full + 3;
+        const int64_t block = (int64_t[]){128, 192, 1024, 2048, 130, 200}[trial % 6];
+        const int64_t stride = block + (trial / 6 % 2 ? 4096 : 64 * pick(1, 3)) + pick(0, 1) * 8;
+        const int64_t n = pick(8, 60), shift = trial / 12 % 2 ? 0 : 8 * pick(1, 7);
+        if (n * stride > BYTES)
+            continue;
+        ir_arena a;
+        ir_arena_init(&a, 1 << 16);
+        const ir_node *raw = ir_loop(&a, 0, n, stride, ir_block(&a, 0, block));
+        plan p;
+        plan_build(norm_tree(&a, raw), raw->size, raw->size, &m, &a, &p);
+        kernel_select(&p);
+        for (int64_t i = 0; i < n * stride; i++)
+            typed[i] = (char)(i * 13 + trial);
+        for (int64_t i = 0; i < n; i++)
+            memcpy(want + i * block, typed + i * stride, (size_t)block);
+        memset(got, 0x3C, sizeof got);
+        flush_some(1, typed, n * stride);
+        p.pack(&p, typed, 1, got + shift);
+        streamable += block % 64 == 0 && shift == 0 && n * block > m.value[MACHINE_STREAM];
+        const bool right = memcmp(want, got + shift, (size_t)(n * block)) == 0;
+        bool fenced = true;
+        for (int64_t b = 0; b < 64 && fenced; b++)
+            fenced = got[shift + n * block + b] == 0x3C && (b >= shift || got[b] == 0x3C);
+        CHECK(right);
+        CHECK(fenced);
+        if (!right || !fenced)
+            fprintf(stderr, "  strided pack of %lld blocks of %lld bytes %lld apart, +%lld: %s\n",
+                    (long long)n, (long long)block, (long long)stride, (long long)shift,
+                    p.kernel_name);
+        ir_arena_free(&a);
+    }
+    return streamable;
+}
 
 int main(void)
 {
@@ -379,6 +433,11 @@ int main(void)
           lists_prefetched > 100);
 #if defined(__x86_64__) /* streamed stores only there */
     CHECK(lists_streamed > 50);
+    const int strided_streamed = check_strided_streamed();
+    printf("test_kernels: %d strided packs of whole lines from memory past the streaming "
+           "threshold\n", strided_streamed);
+    if (simd >= MACHINE_SIMD_AVX512) /* copy_streamed is AVX-512 */
+        CHECK(strided_streamed > 20);
 #endif
     if (simd >= MACHINE_SIMD_AVX2) /* no transposing kernel without SIMD */
         CHECK(transposed > 100 && streamed > 20 && records > 100 && grouped > 100);
