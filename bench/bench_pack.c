@@ -1,8 +1,10 @@
 /* Pack and unpack bandwidth of the layouts real codes send, every method in one run:
  *
  *   memcpy          the same number of bytes copied contiguously (the ceiling)
- *   lines           reading each cache line the layout touches once, in address order (the
- *                   memory traffic any pack must pay; for sparse layouts the real ceiling)
+ *   lines           each cache line the layout touches, once, in address order: read (pack),
+ *                   or read and written back (unpack: a word of it loaded and stored); the
+ *                   memory traffic any pack or unpack must pay, for sparse layouts the real
+ *                   ceiling
  *   mpi             the MPI's own PMPI_Pack / PMPI_Unpack
  *   manual          the loop a user would write
  *   manual-blocked  the same loop cache-blocked by hand (transposes only)
@@ -192,6 +194,16 @@ static void read_lines(const char *base, const int64_t *lines, int64_t n)
     sink = sum;
 }
 
+/* One load and one store of the same word per line: the line is read for ownership and
+ * written back dirty, as any unpack into it must. */
+static void write_lines(char *base, const int64_t *lines, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        volatile uint64_t *word = (volatile uint64_t *)(base + lines[i]);
+        *word = *word;
+    }
+}
+
 /* ---- timing ---- */
 
 static void emit(const char *pattern_name, const char *direction, const char *method,
@@ -215,7 +227,12 @@ static void run(const pattern *p, int method, bool pack, char *packed, int64_t b
     MPI_Count mpos = 0;
     switch (method) {
     case M_MEMCPY: memcpy(packed, copy_src, (size_t)bytes); break;
-    case M_LINES: read_lines(p->typed, lines, nlines); break;
+    case M_LINES:
+        if (pack)
+            read_lines(p->typed, lines, nlines);
+        else
+            write_lines(p->typed, lines, nlines);
+        break;
     case M_MPI:
         if (pack)
             PMPI_Pack(p->typed, p->count, p->type, packed, (int)bytes, &pos, MPI_COMM_SELF);
@@ -304,9 +321,9 @@ static int measure(const pattern *p, int reps)
             const int run_index = r % 2 ? RUNS - 1 - turn : turn;
             const bool pack = run_index < METHODS;
             const int method = run_index % METHODS;
-            if ((method == M_BLOCKED && !p->blocked) || (!pack && method <= M_LINES) ||
+            if ((method == M_BLOCKED && !p->blocked) || (!pack && method == M_MEMCPY) ||
                 !method_selected[method])
-                continue; /* memcpy and lines have no direction: measured once */
+                continue; /* memcpy has no direction: measured once */
             /* unpacks read the MPI's packed bytes, so the array keeps its values; no copy
              * runs in between, which would leave the caches other than the packs find them */
             if (flush_before_each) {

@@ -65,6 +65,18 @@ def test_unpack_rows_borrow_the_undirected_baselines() -> None:
     assert "0.67" in table.splitlines()[2]  # unpack/pack: 0.004 / 0.006
 
 
+def test_unpack_rows_take_the_written_lines_and_old_records_the_read_ones() -> None:
+    read, written = record("lines", [0.002]), record("lines", [0.005], direction="unpack")
+    unpack = record("memcomm", [0.010], direction="unpack")
+    (row,) = report.pack_rows([read, written, unpack])
+    assert row.ratio("memcomm", "lines", "unpack") == pytest.approx(0.5)
+    assert row.ratio("lines", "lines", "pack") == 1.0 and row.seconds("lines") == 0.002
+    # records before lines had a direction: the unpack rows compare with the reads
+    (old,) = report.pack_rows([read, unpack])
+    assert old.has("lines", "unpack") and old.seconds("lines", "unpack") == 0.002
+    assert not old.has("manual", "unpack")
+
+
 def test_pack_table_leaves_out_the_ratios_to_methods_not_run() -> None:
     # bench pack --methods memcpy,memcomm: no MPI, no lines to compare with
     (row,) = report.pack_rows([record("memcpy", [0.002]), record("memcomm", [0.004])])
@@ -138,3 +150,19 @@ def test_stencil_names_the_fastest_variant_per_size_and_the_column_gain() -> Non
     assert "2.00-3.00x as fast" in found.findings[2]
     (table,) = found.tables
     assert table.rows[1][1:5] == ["1000000.0", "0.60", "0.90", "0.70 (64 KiB)"]
+
+
+def test_decompose_sets_the_datatype_send_against_both_bounds() -> None:
+    def part(method: str, us: float) -> dict[str, Any]:
+        return {"experiment": "decompose", "method": method, "n": 256, "mpi": "mpich",
+                "engine": "memcomm", "seconds": [us * 1e-6]}  # fmt: skip
+
+    parts = {"copy": 10, "pack": 20, "contiguous": 30, "datatype": 80, "pack-send": 60}
+    result = analysis.decompose([part(m, us) for m, us in parts.items()])
+    (row,) = result.tables[0].rows
+    assert row[-2:] == ["62%", "75%"]  # (20 + 30) / 80 and 60 / 80
+    assert "62% of the pack plus the contiguous send" in result.findings[0]
+    # runs before pack-send was measured: that bound left out
+    del parts["pack-send"]
+    (row,) = analysis.decompose([part(m, us) for m, us in parts.items()]).tables[0].rows
+    assert row[-1] == "-" and row[-2] == "62%"

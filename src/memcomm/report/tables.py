@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Methods without a direction (bench_pack measures them once, with the pack records).
-UNDIRECTED = ("memcpy", "lines")
+UNDIRECTED = ("memcpy",)
 
 
 @dataclass(frozen=True)
@@ -21,14 +21,18 @@ class PackRow:
     pack_s: dict[str, float] = field(default_factory=dict)
     unpack_s: dict[str, float] = field(default_factory=dict)
 
+    def _table(self, method: str, direction: str) -> dict[str, float]:
+        # records before 2026-11-27 measured "lines" once, reading: the unpack rows used that
+        old_lines = method == "lines" and method not in self.unpack_s
+        if direction == "pack" or method in UNDIRECTED or old_lines:
+            return self.pack_s
+        return self.unpack_s
+
     def seconds(self, method: str, direction: str = "pack") -> float:
-        if direction == "pack" or method in UNDIRECTED:
-            return self.pack_s[method]
-        return self.unpack_s[method]
+        return self._table(method, direction)[method]
 
     def has(self, method: str, direction: str = "pack") -> bool:
-        table = self.pack_s if direction == "pack" or method in UNDIRECTED else self.unpack_s
-        return method in table
+        return method in self._table(method, direction)
 
     def gbps(self, method: str, direction: str = "pack") -> float:
         return self.bytes / self.seconds(method, direction) / 1e9
