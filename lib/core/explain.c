@@ -203,10 +203,30 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                 "inner) and overflows the TLB; tiles of %lld rows (half the TLB) x %lld columns "
                 "(one %lld B line)\n",
             (long long)t.rows, (long long)t.cols, (long long)p->line_size);
-    else
-        put(&s, "kernel: strided: %s\n",
+    else {
+        put(&s, "kernel: strided: %s",
             d.ndims < 2 ? "one dimension: walked in memory order"
                         : "not blocked: the walk fits the TLB or is already in memory order");
+        const long long block = (long long)d.block, apart = (long long)llabs(stride),
+                        ahead = (long long)kernel_prefetch_distance(d.block, n);
+        switch (kernel_strided_prefetch_for(d.block, stride)) {
+        case STRIDED_PREFETCHED:
+            put(&s, "; blocks of %lld B %lld B apart, each on a page of its own, prefetched %lld "
+                    "ahead",
+                block, apart, ahead);
+            break;
+        case STRIDED_PREFETCHED_COLD_UNPACK:
+            put(&s, "; blocks of %lld B %lld B apart, a line or more, prefetched %lld ahead by "
+                    "an unpack whose typed side is found out of the caches at the call",
+                block, apart, ahead);
+            break;
+        case STRIDED_NOT_PREFETCHED: break;
+        }
+        if (kernel_strided_streams(p, d.block, p->size * count))
+            put(&s, "; a pack from a typed side found out of the caches stores non-temporally: "
+                    "the call moves more than the streaming threshold");
+        put(&s, "\n");
+    }
     return s.overflow ? -1 : (int)s.len;
 }
 

@@ -32,6 +32,9 @@
 
 enum { SAMPLE_LINES = 8, CALIBRATION_ROUNDS = 12, CALIBRATION_ATTEMPTS = 3, ROW = 4096 };
 
+/* The 4 KiB page `at` is in. */
+static uintptr_t page_of(const void *at) { return (uintptr_t)at & ~(uintptr_t)(ROW - 1); }
+
 /* A byte of `sample`'s 4 KiB page, inside the `row_bytes` the call touches from `row`, that is
  * neither the sampled line nor its 128-byte pair (which the adjacent-line prefetcher fetches
  * with it): the row's first byte in the page, or else the first line of the next pair. NULL
@@ -41,14 +44,14 @@ enum { SAMPLE_LINES = 8, CALIBRATION_ROUNDS = 12, CALIBRATION_ATTEMPTS = 3, ROW 
 static const char *page_primer(const char *row, int64_t row_bytes, const char *sample,
                                const char *previous)
 {
-    const uintptr_t page = (uintptr_t)sample & ~(uintptr_t)(ROW - 1), pair = ~(uintptr_t)127;
-    if (previous && ((uintptr_t)previous & ~(uintptr_t)(ROW - 1)) == page)
+    const uintptr_t page = page_of(sample), pair = ~(uintptr_t)127;
+    if (previous && page_of(previous) == page)
         return NULL;
     const char *first = (uintptr_t)row > page ? row : (const char *)page;
     if (((uintptr_t)first & pair) != ((uintptr_t)sample & pair))
         return first;
     const char *after = (const char *)(((uintptr_t)sample & pair) + 128);
-    if (after < row + row_bytes && ((uintptr_t)after & ~(uintptr_t)(ROW - 1)) == page)
+    if (after < row + row_bytes && page_of(after) == page)
         return after;
     return NULL;
 }

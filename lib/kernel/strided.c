@@ -34,22 +34,29 @@ static inline __attribute__((always_inline)) void copy_forward(char *dst, const 
         memcpy(dst + n - 64, src + n - 64, 64);
 }
 
-/* copy_forward with non-temporal stores, for a block of whole lines at a line's address. Not
- * always_inline: the instantiations without AVX-512 keep a (dead) call to it. */
+/* copy_forward storing the lines `dst` covers whole non-temporally, and the partial lines at
+ * either end as usual (the packed blocks before and after write the rest of them; a line
+ * stored both ways could take either's bytes last). Blocks of at least STREAMED_BLOCK bytes:
+ * shorter ones cover too few whole lines. Not always_inline: the instantiations without
+ * AVX-512 keep a (dead) call to it. */
+enum { STREAMED_BLOCK = 128 };
 #if MEMCOMM_X86
 __attribute__((target("avx512f"))) static inline void copy_streamed(char *dst, const char *src,
                                                                     int64_t n, const char *next)
 {
-    for (int64_t i = 0; i < n; i += 64) {
+    const int64_t head = (int64_t)(-(uintptr_t)dst & 63), lines = (n - head) / 64 * 64;
+    memcpy(dst, src, (size_t)head);
+    for (int64_t i = head; i < head + lines; i += 64) {
         __builtin_prefetch(next + i, 0, 3);
         _mm512_stream_si512((__m512i *)(dst + i), _mm512_loadu_si512(src + i));
     }
+    memcpy(dst + head + lines, src + head + lines, (size_t)(n - head - lines));
 }
 #endif
 
 /* How a walk copies its blocks: glibc's memcpy, copy_forward, or copy_forward storing the
- * packed bytes non-temporally (copy_streamed, where a block is whole lines at a line's
- * address; the others as copy_forward). */
+ * packed bytes non-temporally (copy_streamed, blocks of STREAMED_BLOCK bytes and more; the
+ * others as copy_forward). */
 typedef enum { COPY_MEMCPY, COPY_FORWARD, COPY_STREAMED } copy_style;
 
 /* One block. `block` is a constant in every instantiation but `any`, so the copy is a few
@@ -61,7 +68,7 @@ static inline __attribute__((always_inline)) void copy_one(char *typed, char *pa
                                                            copy_style style, const char *next)
 {
 #if MEMCOMM_X86
-    if (style == COPY_STREAMED && pack && ((uintptr_t)packed & 63) == 0 && (block & 63) == 0) {
+    if (style == COPY_STREAMED && pack && block >= STREAMED_BLOCK) {
         copy_streamed(packed, typed, block, next);
         return;
     }
@@ -124,31 +131,25 @@ gather_store(const char *p, int64_t stride, char *packed, int64_t block)
 }
 #endif
 
-/* Whether the walk's consecutive blocks are far enough apart that the hardware prefetchers
- * do not fetch them: strides beyond FAR_STRIDE (NAS LU's faces: 40 bytes every 5120) put
- * each block on a page of its own, where a stride prefetcher stops. There prefetching won
- * whether the lines came from L3 or from DRAM (LU's face: 79 us against 137 packed before,
- * 110 by a hand loop, from L3). Closer blocks (MILC's 768-byte stride, NAS MG's 1040) gained
- * 1.3-1.7x from DRAM but lost 10-20% from L3, where the out-of-order window alone keeps
- * enough misses in flight: not prefetched. (MPI_Pack of copies of each array in turn, medians
- * of 201; a throwaway program, not kept.) Short blocks only: long ones are streams the
- * prefetchers follow. */
+/* Whether a walk prefetches its blocks ahead (kernel_prefetch_distance): short blocks (up to
+ * FAR_BLOCK; long ones are streams the prefetchers follow) at least `least` bytes apart:
+ * - FAR_STRIDE always: blocks that far apart sit each on a page of its own, where a stride
+ *   prefetcher stops (NAS LU's faces: 40 bytes every 5120). There prefetching won whether
+ *   the lines came from L3 or from DRAM (LU's face: 79 us against 137 packed before, 110 by a
+ *   hand loop, from L3). Closer blocks (MILC's 768-byte stride, NAS MG's 1040) gained
+ *   1.3-1.7x from DRAM but lost 10-20% from L3, where the out-of-order window alone keeps
+ *   enough misses in flight. (MPI_Pack of copies of each array in turn, medians of 201; a
+ *   throwaway program, not kept.)
+ * - CLOSE_STRIDE in an unpack whose typed side the residency probe found out of the caches:
+ *   one block per line or fewer, each store a read for ownership from memory, and the stores
+ *   in flight too few to cover them. Columns of 131072 doubles, both sides flushed, unpacked
+ *   at 0.58-0.60 GB/s at a 128-byte stride and 0.87-0.90 prefetched 8 to 128 blocks ahead,
+ *   0.34 and 0.40-0.45 at 512 bytes; their packs gained nothing (0.95 -> 0.92; Intel Xeon VM,
+ *   medians of 11, throwaway program). */
 enum { FAR_STRIDE = 2048, FAR_BLOCK = 256, CLOSE_STRIDE = 128 };
-static inline bool far_apart(int64_t block, int64_t stride)
+static inline bool prefetched_apart(int64_t block, int64_t stride, int64_t least)
 {
-    return block <= FAR_BLOCK && (stride >= FAR_STRIDE || stride <= -FAR_STRIDE);
-}
-
-/* Whether an unpack whose typed side the residency probe found out of the caches prefetches
- * blocks closer than that too: one block per line or fewer (strides from CLOSE_STRIDE), each
- * store a read-for-ownership from memory, and the stores in flight too few to cover them.
- * Columns of 131072 doubles, both sides flushed, unpacked at 0.58-0.60 GB/s at a 128-byte
- * stride and 0.87-0.90 prefetched 8 to 128 blocks ahead, 0.34 and 0.40-0.45 at 512 bytes;
- * their packs gained nothing (0.95 -> 0.92; Intel Xeon VM, medians of 11, throwaway program).
- * From L3 the probe keeps them unprefetched (far_apart says what that costs there). */
-static inline bool close_apart(int64_t block, int64_t stride)
-{
-    return block <= FAR_BLOCK && (stride >= CLOSE_STRIDE || stride <= -CLOSE_STRIDE);
+    return block <= FAR_BLOCK && (stride >= least || stride <= -least);
 }
 
 /* The blocks from `*p` (`stride` apart) until the packed pointer reaches `stop`, bounded by
@@ -187,7 +188,7 @@ copy_run(char **p, char **packed, char *stop, int64_t stride, int64_t block, boo
  * becomes a single move and the direction test disappears. `grouped`: packs fill 32-byte
  * stores from GATHER_GROUP blocks (AVX2); `style`: how blocks are copied (copy_style; other
  * than COPY_MEMCPY on AVX-512 only); `cold`: the typed side is out of the caches
- * (close_apart). */
+ * (prefetched_apart). */
 static inline __attribute__((always_inline)) void walk(const plan_strided *s, char *typed,
                                                        char *packed, int64_t block, bool pack,
                                                        bool grouped, copy_style style, bool cold)
@@ -201,7 +202,7 @@ static inline __attribute__((always_inline)) void walk(const plan_strided *s, ch
     const int64_t inner_count = s->count[inner], inner_stride = s->stride[inner];
     /* blocks far apart: prefetched ahead, as a list's (kernel_prefetch_distance) */
     const bool prefetched_ahead =
-        far_apart(block, inner_stride) || (cold && close_apart(block, inner_stride));
+        prefetched_apart(block, inner_stride, cold ? CLOSE_STRIDE : FAR_STRIDE);
     const int64_t ahead =
         prefetched_ahead ? kernel_prefetch_distance(block, inner_count) : inner_count;
     const int64_t group = grouped && pack ? GATHER_GROUP(block) : 1;
@@ -314,7 +315,7 @@ static void walk_transpose(const plan *p, const plan_strided *s, const plan_tran
     {                                                                                          \
         walk_blocked(s, t, typed, packed, (BLOCK), false, (STYLE));                            \
     }
-/* The unpack for a typed side out of the caches (close_apart), with the pair. */
+/* The unpack for a typed side out of the caches (prefetched_apart), with the pair. */
 #define STRIDED_PAIR(NAME, BLOCK)                                                              \
     STRIDED_PAIR_WITH(NAME, BLOCK, , COPY_MEMCPY)                                              \
     static void unpack_cold_##NAME(const plan_strided *s, char *typed, char *packed)           \
@@ -482,6 +483,25 @@ plan_copy_fn kernel_strided_pack_for(int64_t block, int64_t simd_bytes)
 #endif
         return counted_pack_any;
     }
+}
+
+kernel_strided_prefetch kernel_strided_prefetch_for(int64_t block, int64_t stride)
+{
+    if (prefetched_apart(block, stride, FAR_STRIDE))
+        return STRIDED_PREFETCHED;
+    return prefetched_apart(block, stride, CLOSE_STRIDE) ? STRIDED_PREFETCHED_COLD_UNPACK
+                                                         : STRIDED_NOT_PREFETCHED;
+}
+
+bool kernel_strided_streams(const plan *p, int64_t block, int64_t bytes)
+{
+#if MEMCOMM_X86
+    return p->pack == counted_pack_any_probed && block >= STREAMED_BLOCK &&
+           plan_stores_for(p, bytes) == STORES_STREAMED;
+#else
+    (void)p, (void)block, (void)bytes;
+    return false;
+#endif
 }
 
 plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes)

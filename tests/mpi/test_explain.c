@@ -77,8 +77,40 @@ int main(int argc, char **argv)
         MPI_Type_free(&pair);
         MPI_Type_free(&record);
     }
-    /* one column alone: a single dimension, nothing to reorder */
-    CHECK_SAYS(explain(transpose, 1), "one dimension: walked in memory order");
+    /* one column alone: a single dimension, nothing to reorder; its doubles 8 KiB apart, each
+     * on a page of its own, prefetched 128 ahead (3 KiB of them, at most 128) */
+    CHECK_SAYS(explain(transpose, 1), "one dimension: walked in memory order; blocks of 8 B "
+                                      "8192 B apart, each on a page of its own, prefetched 128 "
+                                      "ahead\n");
+    /* a column of 1024 doubles 256 B apart: prefetched only into a typed side out of the
+     * caches; 16 B apart, never */
+    MPI_Datatype near, nearer;
+    MPI_Type_vector(1024, 1, 32, MPI_DOUBLE, &near);
+    MPI_Type_vector(1024, 1, 2, MPI_DOUBLE, &nearer);
+    MPI_Type_commit(&near);
+    MPI_Type_commit(&nearer);
+    CHECK_SAYS(explain(near, 1), "blocks of 8 B 256 B apart, a line or more, prefetched 128 "
+                                 "ahead by an unpack whose typed side is found out of the "
+                                 "caches at the call\n");
+    CHECK_SAYS(explain(nearer, 1), "one dimension: walked in memory order\n");
+    /* 1 KiB runs 2 KiB apart: 8 MiB past the 4 MiB threshold streamed from memory with
+     * AVX-512 (copy_streamed), 2 MiB not */
+    MPI_Datatype runs;
+    MPI_Type_vector(8192, 128, 256, MPI_DOUBLE, &runs);
+    MPI_Type_commit(&runs);
+    const char *streams = "a pack from a typed side found out of the caches stores "
+                          "non-temporally: the call moves more than the streaming threshold";
+    if (strstr(machine, "\"SIMD_BYTES\": {\"value\": 64,"))
+        CHECK_SAYS(explain(runs, 1), streams);
+    CHECK(!strstr(explain(runs, 1), "prefetched"));
+    MPI_Datatype quarter_runs;
+    MPI_Type_vector(2048, 128, 256, MPI_DOUBLE, &quarter_runs);
+    MPI_Type_commit(&quarter_runs);
+    CHECK(!strstr(explain(quarter_runs, 1), "non-temporally"));
+    MPI_Type_free(&near);
+    MPI_Type_free(&nearer);
+    MPI_Type_free(&runs);
+    MPI_Type_free(&quarter_runs);
     /* rows of a submatrix: already in memory order */
     MPI_Datatype rows;
     MPI_Type_vector(4096, 64, 8192, MPI_DOUBLE, &rows);
