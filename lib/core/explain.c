@@ -222,7 +222,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             break;
         case STRIDED_NOT_PREFETCHED: break;
         }
-        if (kernel_strided_streams(p, d.block, p->size * count))
+        if (kernel_strided_streams(p, p->size * count))
             put(&s, "; a pack from a typed side found out of the caches stores non-temporally: "
                     "the call moves more than the streaming threshold");
         put(&s, "\n");

@@ -111,13 +111,16 @@ plan_copy_fn kernel_strided_unpack_for(int64_t block, int64_t simd_bytes);
 /* Which blocks of a plain strided walk (`block` bytes, `stride` apart in its innermost dim)
  * are prefetched ahead (strided.c, prefetched_apart): always, only by an unpack whose typed
  * side the residency probe finds out of the caches, or never. For `memcomm explain`. */
-typedef enum { STRIDED_NOT_PREFETCHED, STRIDED_PREFETCHED_COLD_UNPACK, STRIDED_PREFETCHED } kernel_strided_prefetch;
+typedef enum {
+    STRIDED_NOT_PREFETCHED,
+    STRIDED_PREFETCHED_COLD_UNPACK,
+    STRIDED_PREFETCHED
+} kernel_strided_prefetch;
 kernel_strided_prefetch kernel_strided_prefetch_for(int64_t block, int64_t stride);
 
-/* Whether a plain strided pack of `bytes` in `block`-byte blocks stores its packed bytes
- * non-temporally where the typed side is found out of the caches (strided.c, copy_streamed).
- * For `memcomm explain`. */
-bool kernel_strided_streams(const plan *p, int64_t block, int64_t bytes);
+/* Whether a plain strided pack of `bytes` stores its packed bytes non-temporally where the
+ * typed side is found out of the caches (strided.c, packs_streamed). For `memcomm explain`. */
+bool kernel_strided_streams(const plan *p, int64_t bytes);
 
 /* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn), NULL when the
  * machine's SIMD width has none. */

@@ -36,9 +36,10 @@ static inline __attribute__((always_inline)) void copy_forward(char *dst, const 
 
 /* copy_forward storing the lines `dst` covers whole non-temporally, and the partial lines at
  * either end as usual (the packed blocks before and after write the rest of them; a line
- * stored both ways could take either's bytes last). Blocks of at least STREAMED_BLOCK bytes:
- * shorter ones cover too few whole lines. Not always_inline: the instantiations without
- * AVX-512 keep a (dead) call to it. */
+ * stored both ways could take either's bytes last). Blocks of at least STREAMED_BLOCK bytes
+ * (packs_streamed): shorter ones cover too few whole lines, and one shorter than its head
+ * would be overrun. Not always_inline: the instantiations without AVX-512 keep a (dead) call
+ * to it. */
 enum { STREAMED_BLOCK = 128 };
 #if MEMCOMM_X86
 __attribute__((target("avx512f"))) static inline void copy_streamed(char *dst, const char *src,
@@ -351,7 +352,7 @@ __attribute__((target("avx512f"))) static void pack_any_streamed(const plan_stri
     __attribute__((target("avx2"))) static void pack_grouped_##NAME(const plan_strided *s,     \
                                                                     char *typed, char *packed) \
     {                                                                                          \
-        walk(s, typed, packed, (BLOCK), true, true, COPY_MEMCPY, false);                           \
+        walk(s, typed, packed, (BLOCK), true, true, COPY_MEMCPY, false);                       \
     }
 GROUPED_PACK(b4, 4)
 GROUPED_PACK(b8, 8)
@@ -423,6 +424,13 @@ COUNTED(b48)
 COUNTED(b64)
 COUNTED(any)
 #if MEMCOMM_X86
+/* Whether a pack of `bytes` from a typed side found out of the caches streams its packed
+ * bytes (pack_any_streamed). */
+static bool packs_streamed(const plan *p, int64_t bytes)
+{
+    return p->strided.block >= STREAMED_BLOCK && plan_stores_for(p, bytes) == STORES_STREAMED;
+}
+
 /* Blocks of other sizes: copy_forward when the typed side is out of the caches, glibc's
  * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
  * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) in calls
@@ -433,9 +441,9 @@ COUNTED(any)
  * (Intel Xeon VM, 2 ranks, means of 80 calls, two launches; a throwaway program). */
 static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
-    const bool streamed = plan_stores_for(p, p->size * count) == STORES_STREAMED;
     counted_by_residency(p, typed, count, packed, true, pack_any, blocked_pack_any,
-                         streamed ? pack_any_streamed : pack_any_forward,
+                         packs_streamed(p, p->size * count) ? pack_any_streamed
+                                                            : pack_any_forward,
                          blocked_pack_any_forward);
 }
 
@@ -493,13 +501,12 @@ kernel_strided_prefetch kernel_strided_prefetch_for(int64_t block, int64_t strid
                                                          : STRIDED_NOT_PREFETCHED;
 }
 
-bool kernel_strided_streams(const plan *p, int64_t block, int64_t bytes)
+bool kernel_strided_streams(const plan *p, int64_t bytes)
 {
 #if MEMCOMM_X86
-    return p->pack == counted_pack_any_probed && block >= STREAMED_BLOCK &&
-           plan_stores_for(p, bytes) == STORES_STREAMED;
+    return p->pack == counted_pack_any_probed && packs_streamed(p, bytes);
 #else
-    (void)p, (void)block, (void)bytes;
+    (void)p, (void)bytes;
     return false;
 #endif
 }
