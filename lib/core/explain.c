@@ -223,8 +223,8 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         case STRIDED_NOT_PREFETCHED: break;
         }
         if (kernel_strided_streams(p, p->size * count))
-            put(&s, "; a pack from a typed side found out of the caches stores non-temporally: "
-                    "the call moves more than the streaming threshold");
+            put(&s, "; a pack stores non-temporally: the call moves more than the streaming "
+                    "threshold");
         put(&s, "\n");
     }
     return s.overflow ? -1 : (int)s.len;

@@ -118,8 +118,8 @@ typedef enum {
 } kernel_strided_prefetch;
 kernel_strided_prefetch kernel_strided_prefetch_for(int64_t block, int64_t stride);
 
-/* Whether a plain strided pack of `bytes` stores its packed bytes non-temporally where the
- * typed side is found out of the caches (strided.c, packs_streamed). For `memcomm explain`. */
+/* Whether a plain strided pack of `bytes` stores its packed bytes non-temporally (strided.c,
+ * packs_streamed). For `memcomm explain`. */
 bool kernel_strided_streams(const plan *p, int64_t bytes);
 
 /* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn), NULL when the

@@ -17,7 +17,8 @@
  * stays ahead, 35-42 against 29-32. With 32-byte moves the loop lost to glibc from the
  * caches (26-28 against 32-42). AMD EPYC VM, medians of 21, a throwaway program. So on
  * AVX-512 machines blocks of other sizes are copied so when the typed side is out of the
- * caches (counted_pack_any_probed); elsewhere, and from the caches, by memcpy. */
+ * caches (counted_pack_any_probed); elsewhere, and from the caches, by memcpy; packs past the
+ * streaming threshold by copy_streamed, wherever the typed side is. */
 static inline __attribute__((always_inline)) void copy_forward(char *dst, const char *src,
                                                                int64_t n, const char *next)
 {
@@ -424,8 +425,7 @@ COUNTED(b48)
 COUNTED(b64)
 COUNTED(any)
 #if MEMCOMM_X86
-/* Whether a pack of `bytes` from a typed side found out of the caches streams its packed
- * bytes (pack_any_streamed). */
+/* Whether a pack of `bytes` streams its packed bytes (pack_any_streamed). */
 static bool packs_streamed(const plan *p, int64_t bytes)
 {
     return p->strided.block >= STREAMED_BLOCK && plan_stores_for(p, bytes) == STORES_STREAMED;
@@ -435,15 +435,19 @@ static bool packs_streamed(const plan *p, int64_t bytes)
  * memcpy when it is in (the y face of 256^3 from L3: 40 GB/s by memcpy against 31 forward;
  * from memory 5.1-5.8 against 8.1-8.2), asked as the transposes ask (residency.c) in calls
  * the plan probes (plan_probes); smaller ones keep memcpy. Past the streaming threshold the
- * packed bytes cannot stay in a cache, and a pack from memory stores them non-temporally:
- * MPICH's Alltoallw of x- to z-slabs of 256^3 (1 KiB runs 2 KiB apart, 33.5 MB packed per
- * peer and 33.5 MB copied into the rank's own slab) took 20.5 ms a call, 18.1-18.6 streamed
- * (Intel Xeon VM, 2 ranks, means of 80 calls, two launches; a throwaway program). */
+ * packed bytes cannot stay in a cache wherever the typed side is, and are stored
+ * non-temporally: MPICH's Alltoallw of x- to z-slabs of 256^3 (1 KiB runs 2 KiB apart, 33.5
+ * MB packed per peer and 33.5 MB copied into the rank's own slab) took 20.5 ms a call, 18.1-18.6
+ * streamed (Intel Xeon VM, 2 ranks, means of 80 calls, two launches; a throwaway program).
+ * The x- to y-slabs' typed side (runs of 1 MiB of 512^3) was found in the caches when the
+ * call before had read it (the bench's methods in turn): memcpy there took 16.6 ms a call
+ * of 256^3 and 133.5 of 512^3 (MPICH), streamed 12.7 and 110.9 (`bench collectives
+ * --slabs 256,512`, one launch each, two more at 512^3 alike). */
 static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
-    counted_by_residency(p, typed, count, packed, true, pack_any, blocked_pack_any,
-                         packs_streamed(p, p->size * count) ? pack_any_streamed
-                                                            : pack_any_forward,
+    const bool streamed = packs_streamed(p, p->size * count);
+    counted_by_residency(p, typed, count, packed, true, streamed ? pack_any_streamed : pack_any,
+                         blocked_pack_any, streamed ? pack_any_streamed : pack_any_forward,
                          blocked_pack_any_forward);
 }
 

@@ -229,10 +229,11 @@ static int check_transpose_kernels(void)
 }
 
 
-/* Strided packs of blocks of 65 bytes to a few KiB from a typed side out of the caches, past
- * the streaming threshold: blocks of 128 bytes and more store the lines they cover whole
- * non-temporally (strided.c's copy_streamed), at any alignment of the packed buffer, the
- * others are copied forward; the plans of main() reach that combination only now and then.
+/* Strided packs of blocks of 65 bytes to a few KiB past the streaming threshold, from a typed
+ * side out of the caches (every other call) or in them: blocks of 128 bytes and more store
+ * the lines they cover whole non-temporally (strided.c's copy_streamed), at any alignment of
+ * the packed buffer, the others are copied forward (or by memcpy from the caches); the plans
+ * of main() reach that combination only now and then.
  * Each packed byte checked, and nothing written past the end. Returns how many calls
  * streamed. */
 static int check_strided_streamed(void)
@@ -261,7 +262,7 @@ static int check_strided_streamed(void)
         for (int64_t i = 0; i < n; i++)
             memcpy(want + i * block, typed + i * stride, (size_t)block);
         memset(got, 0x3C, sizeof got);
-        flush_some(1, typed, n * stride);
+        flush_some(trial % 2, typed, n * stride); /* flushes when given 1 */
         p.pack(&p, typed, 1, got + shift);
         streamable += block >= 128 && n * block > m.value[MACHINE_STREAM];
         const bool right = memcmp(want, got + shift, (size_t)(n * block)) == 0;
