@@ -35,8 +35,11 @@
  * them into a table. Before timing, the
  * bytes each method delivers are compared with what the MPI's own collective delivers.
  *
- *   bench_collectives [--reps R] [--sizes 1024,2048] [--slabs 128,256] [--halos 64,128]
- *                     [--only SUBSTRING] */
+ *   bench_collectives [--reps R] [--seconds S] [--sizes 1024,2048] [--slabs 128,256]
+ *                     [--halos 64,128] [--only SUBSTRING]
+ *
+ * --reps: timed repetitions of every method at least (7); --seconds: more, for patterns
+ * whose calls are short, as many as all methods' calls fill S seconds in (1; at most 201). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,7 +54,7 @@
  * memcomm's trials (3 calls warming up, 6 of each of up to 3 paths: 21), and a second round
  * where the ranks decided apart (sampled every 4th call, 3 slow samples in a row: 12 calls,
  * then 21 more; lib/core/sendpath.h). */
-enum { WARMUP = 64 };
+enum { WARMUP = 64, PACE = 8, MAX_REPS = 201 };
 
 typedef enum { FFT2, FFT2_BLOCKS, GATHER, SLABS, SLABS_Z, HALO } layout;
 
@@ -403,7 +406,31 @@ static void run_once(const pattern *p, int method, const scratch *s)
     }
 }
 
-static int measure(pattern *p, int reps)
+/* One call of `method`, the slowest rank's seconds (the same on every rank). */
+static double timed_call(const pattern *p, int method, const scratch *s)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    run_once(p, method, s);
+    double took = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return took;
+}
+
+/* At least `reps` timed turns, more where a turn is short: as many as fill `seconds` at the
+ * pace of the warm-up's last turns, at most MAX_REPS. Medians of 7 calls of 0.05-1.3 ms read
+ * 0.92x and 0.93x for the same call in both columns (Open MPI's own, on both ranks, halo of
+ * 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank computes the same number: the turns'
+ * times are the slowest rank's. */
+static int timed_reps(int reps, double seconds, double turn)
+{
+    const double fill = turn > 0 ? seconds / turn : 0;
+    if (fill <= reps || reps >= MAX_REPS)
+        return reps;
+    return fill >= MAX_REPS ? MAX_REPS : (int)fill;
+}
+
+static int measure(pattern *p, int reps, double seconds)
 {
     const int64_t total = p->peer_bytes * p->peers;
     scratch s = {malloc((size_t)total), malloc((size_t)total),
@@ -441,17 +468,18 @@ static int measure(pattern *p, int reps)
      * two launches (MPICH, FFT2 blocks of 1024^2, MEMCOMM_SEND_PATH=mpi); each call finds the
      * caches as the method before left them, in reverse order every other repetition, so that
      * each method follows others alike (bench_pingpong.c says what a fixed order did) */
-    double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
-    for (int r = -WARMUP; r < reps; r++)
+    double turns = 0; /* seconds of the last PACE warm-up turns, every method */
+    for (int r = -WARMUP; r < 0; r++)
+        for (int turn = 0; turn < METHODS; turn++) {
+            const double took = timed_call(p, r % 2 ? METHODS - 1 - turn : turn, &s);
+            turns += r >= -PACE ? took : 0;
+        }
+    const int timed = timed_reps(reps, seconds, turns / PACE);
+    double *t = malloc(sizeof(double) * (size_t)timed * METHODS);
+    for (int r = 0; r < timed; r++)
         for (int turn = 0; turn < METHODS; turn++) {
             const int method = r % 2 ? METHODS - 1 - turn : turn;
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double t0 = MPI_Wtime();
-            run_once(p, method, &s);
-            double took = MPI_Wtime() - t0;
-            MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            if (r >= 0)
-                t[method * reps + r] = took;
+            t[method * timed + r] = timed_call(p, method, &s);
         }
     for (int method = 0; method < METHODS; method++) {
         int ranks = 0;
@@ -465,7 +493,7 @@ static int measure(pattern *p, int reps)
                    p->name, method_names[method], ranks, (long long)total);
             if (every)
                 bench_print_paths(every, ranks);
-            bench_print_seconds(t + method * reps, reps);
+            bench_print_seconds(t + method * timed, timed);
         }
         free(every);
     }
@@ -497,6 +525,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     const int reps = atoi(bench_option(argc, argv, "--reps", "7"));
+    const double seconds = atof(bench_option(argc, argv, "--seconds", "1"));
     const char *sizes = bench_option(argc, argv, "--sizes", "1024,2048,4096");
     const char *slab_sizes = bench_option(argc, argv, "--slabs", "128,256,512");
     const char *halo_sizes = bench_option(argc, argv, "--halos", "64,128,256");
@@ -550,7 +579,7 @@ int main(int argc, char **argv)
         p.in = doubles(p.in_doubles, rank, true);
         p.out = doubles(p.out_doubles, rank, false);
         fprintf(stderr, "progress: %s\n", p.name);
-        failures += measure(&p, reps);
+        failures += measure(&p, reps, seconds);
         free(p.in);
         free(p.out);
         free_pattern(&p);

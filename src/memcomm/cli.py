@@ -192,6 +192,9 @@ def program_arguments(
             parameters["slabs"] = args.slabs or ("64" if args.quick else "128,256,512")
             parameters["halos"] = args.halos or ("32" if args.quick else "64,128,256")
             program += ["--slabs", parameters["slabs"], "--halos", parameters["halos"]]
+            # short patterns take more turns, up to a second of calls (none when quick)
+            parameters["seconds"] = 0 if args.quick else 1
+            program += ["--seconds", str(parameters["seconds"])]
         if args.only:
             program += ["--only", args.only]
         if experiment.name == "pack" and args.methods:
@@ -904,7 +907,10 @@ def parser() -> argparse.ArgumentParser:
                 "both for decompose, the MPI alone otherwise)",
             )
             p.add_argument(
-                "--reps", type=int, help="repetitions (pack, pingpong: exactly; others: at most)"
+                "--reps",
+                type=int,
+                help="repetitions (pack, pingpong: exactly; collectives: at least, more for "
+                "short calls; others: at most)",
             )
             p.add_argument("--min-reps", type=int, help="at least this many samples")
             p.add_argument("--max-reps", type=int, help="at most this many samples")

@@ -312,7 +312,11 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
         "halo 16^3 double, Neighbor_alltoallw",
     }
     assert {r["method"] for r in records} == {"contiguous", "mpi", "manual", "memcomm"}
-    assert all(r["experiment"] == "collectives" and len(r["seconds"]) == 3 for r in records)
+    assert all(r["experiment"] == "collectives" for r in records)
+    # at least --reps turns; these calls are short, so as many as fill a second, at most 201,
+    # the same number for every method of a pattern
+    turns = {(r["pattern"], len(r["seconds"])) for r in records}
+    assert len(turns) == 7 and all(3 < n <= 201 for _, n in turns)
     assert "memcomm/manual" in result.stdout and "geometric mean" in result.stdout
     # memcomm's records say what each rank's trials decided (too few calls here to decide)
     paths = [r["paths"] for r in records if r["method"] == "memcomm"]
