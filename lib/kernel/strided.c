@@ -441,8 +441,9 @@ static bool packs_streamed(const plan *p, int64_t bytes)
  * streamed (Intel Xeon VM, 2 ranks, means of 80 calls, two launches; a throwaway program).
  * The x- to y-slabs' typed side (runs of 1 MiB of 512^3) was found in the caches when the
  * call before had read it (the bench's methods in turn): memcpy there took 16.6 ms a call
- * of 256^3 and 133.5 of 512^3 (MPICH), streamed 12.7 and 110.9 (`bench collectives
- * --slabs 256,512`, one launch each, two more at 512^3 alike). */
+ * of 256^3 and 133.5 of 512^3 (MPICH), streamed 12.7 and 110.9 (bench_collectives --slabs
+ * 256,512, the same binary both ways by a throwaway switch, one launch each; two more
+ * launches at 512^3 alike). */
 static void counted_pack_any_probed(const plan *p, char *typed, int64_t count, char *packed)
 {
     const bool streamed = packs_streamed(p, p->size * count);
