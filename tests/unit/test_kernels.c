@@ -234,8 +234,8 @@ static int check_transpose_kernels(void)
  * the lines they cover whole non-temporally (strided.c's copy_streamed), at any alignment of
  * the packed buffer, the others are copied forward (or by memcpy from the caches); the plans
  * of main() reach that combination only now and then.
- * Each packed byte checked, and nothing written past the end. Returns how many calls
- * streamed. */
+ * Each packed byte checked, and nothing written past the end. Returns how many calls had
+ * blocks of 128 bytes or more past the threshold. */
 static int check_strided_streamed(void)
 {
     enum { BYTES = 1 << 20 };
@@ -436,8 +436,8 @@ int main(void)
 #if defined(__x86_64__) /* streamed stores only there */
     CHECK(lists_streamed > 50);
     const int strided_streamed = check_strided_streamed();
-    printf("test_kernels: %d strided packs of blocks of 128 B or more from memory past the "
-           "streaming threshold\n", strided_streamed);
+    printf("test_kernels: %d strided packs of blocks of 128 B or more past the streaming "
+           "threshold\n", strided_streamed);
     if (simd >= MACHINE_SIMD_AVX512) /* copy_streamed is AVX-512 */
         CHECK(strided_streamed > 20);
 #endif
