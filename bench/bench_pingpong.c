@@ -94,18 +94,18 @@ static bool runs(const pattern *p, int method)
     return !(method == M_BLOCKED && !p->pack_blocked) && !(method == M_MANUAL && !p->pack);
 }
 
-/* One repetition: `inner` round trips, each rank sending its layout by `method` and receiving
- * the other's contiguously; the time of half a round trip. */
+/* `inner` round trips, each rank sending its layout by `method` and receiving the other's
+ * contiguously; the time of half a round trip. memcomm's receive is MPI_Recv, so that its
+ * checks are paid on both sides as in a program that runs under it. */
 static double half_round_trip(const pattern *p, int method, double *packed, double *received,
-                              int64_t doubles, int rank)
+                              int64_t doubles, int rank, int64_t inner)
 {
     const int peer = 1 - rank;
-    /* memcomm's receive is MPI_Recv too, so a latency run pays its checks on both sides */
     int (*receive)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) =
-        method == M_MEMCOMM && p->inner > 1 ? MPI_Recv : PMPI_Recv;
+        method == M_MEMCOMM ? MPI_Recv : PMPI_Recv;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (int64_t k = 0; k < p->inner; k++) {
+    for (int64_t k = 0; k < inner; k++) {
         if (rank == 0) {
             send_once(p, method, packed, doubles, peer);
             receive(received, (int)doubles, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
@@ -116,7 +116,31 @@ static double half_round_trip(const pattern *p, int method, double *packed, doub
             send_once(p, method, packed, doubles, peer);
         }
     }
-    return (MPI_Wtime() - t0) / 2 / (double)p->inner;
+    return (MPI_Wtime() - t0) / 2 / (double)inner;
+}
+
+/* One timed turn of a method: a round trip by the same method first, untimed, so that every
+ * timed round trip follows one of its own kind (the state a program's loop of exchanges
+ * leaves) rather than whichever method ran before it. */
+static double turn(const pattern *p, int method, double *packed, double *received,
+                   int64_t doubles, int rank, int64_t inner)
+{
+    half_round_trip(p, method, packed, received, doubles, rank, 1);
+    return half_round_trip(p, method, packed, received, doubles, rank, inner);
+}
+
+/* Round trips per timed turn: as many as fill TURN_SECONDS by the fastest method's warm-up
+ * (at most MAX_INNER), so that a short message's turn is not one round trip's worth of
+ * barrier skew and timer; both ranks take the larger count. */
+enum { MAX_INNER = 256 };
+static const double TURN_SECONDS = 2e-3;
+
+static int64_t round_trips_per_turn(double fastest_half_trip)
+{
+    double wanted = TURN_SECONDS / (2 * fastest_half_trip);
+    int64_t inner = wanted >= MAX_INNER ? MAX_INNER : wanted < 1 ? 1 : (int64_t)wanted;
+    MPI_Allreduce(MPI_IN_PLACE, &inner, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return inner;
 }
 
 static int measure(const pattern *p, int rank, int reps)
@@ -149,31 +173,33 @@ static int measure(const pattern *p, int rank, int reps)
         }
     }
     /* Each method's warm-up first (32 round trips, discarded: they also cover memcomm's first
-     * 30 sends of a type, which time both paths to pick one: lib/core/sendpath.h),
-     * then the repetitions, the methods in turn within each, so that drift hits all alike,
-     * in reverse order every other repetition, so that each method follows others alike. In
-     * one fixed order the method after the contiguous send (the MPI's datatype send) sent the
-     * x and y faces of 256^3, the same call, 1.15-1.25x faster than the method after the
-     * hand-written pack loops (memcomm's), also with memcomm disabled (MEMCOMM_DISABLE=1, or
-     * PMPI_Send in both; Intel Xeon VM, MPICH and Open MPI), and the report read memcomm at
-     * 0.80-0.87x the MPI; alternated, 0.99-1.17x (1.08-1.09x disabled). */
+     * 30 sends of a type, which time both paths to pick one: lib/core/sendpath.h), then the
+     * repetitions, the methods in turn within each, so that drift hits all alike, in reverse
+     * order every other repetition. Each timed turn follows an untimed round trip of its own
+     * method and lasts TURN_SECONDS at least. With one timed round trip per turn right after
+     * another method, two ranks both handing the same call to the MPI (MEMCOMM_DISABLE=1,
+     * Open MPI, Intel Xeon VM) read 0.86-1.14x of each other on the faces, WRF and NAS LU. */
     double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
+    double fastest = 1e30;
     for (int method = 0; method < METHODS; method++)
-        for (int w = 0; w < WARMUP && runs(p, method); w++)
-            half_round_trip(p, method, packed, received, doubles, rank);
+        for (int w = 0; w < WARMUP && runs(p, method); w++) {
+            const double took = half_round_trip(p, method, packed, received, doubles, rank, 1);
+            fastest = took < fastest ? took : fastest;
+        }
+    const int64_t inner = p->inner ? p->inner : round_trips_per_turn(fastest);
     for (int r = 0; r < reps; r++)
-        for (int turn = 0; turn < METHODS; turn++) {
-            const int method = r % 2 ? METHODS - 1 - turn : turn;
+        for (int k = 0; k < METHODS; k++) {
+            const int method = r % 2 ? METHODS - 1 - k : k;
             if (runs(p, method))
-                t[method * reps + r] = half_round_trip(p, method, packed, received, doubles, rank);
+                t[method * reps + r] = turn(p, method, packed, received, doubles, rank, inner);
         }
     int *every = bench_paths_gather(&before, MPI_COMM_WORLD);
     for (int method = 0; method < METHODS && rank == 0; method++) {
         if (!runs(p, method))
             continue;
         printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
-               "\"bytes\": %lld, ",
-               p->name, method_names[method], (long long)bytes);
+               "\"bytes\": %lld, \"round_trips\": %lld, ",
+               p->name, method_names[method], (long long)bytes, (long long)inner);
         if (method == M_MEMCOMM)
             bench_print_paths(every, 2);
         bench_print_seconds(t + method * reps, reps);
@@ -268,9 +294,6 @@ int main(int argc, char **argv)
         p->inner = 10000;
         p->array_doubles = 1;
     }
-    for (int i = 0; i < np; i++)
-        if (!patterns[i].inner)
-            patterns[i].inner = 1;
     int failures = 0;
     for (int i = 0; i < np; i++) {
         pattern *p = &patterns[i];

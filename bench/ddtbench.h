@@ -17,7 +17,7 @@ struct pattern {
     MPI_Datatype type;
     int count;
     int64_t n, axis;       /* shape parameters of the loops */
-    int64_t inner;         /* round trips per timed repetition (1, or many for latency) */
+    int64_t inner;         /* round trips per timed turn (0: as many as fill a few ms) */
     bool named;            /* a predefined type: neither committed nor freed */
     double *array;         /* each rank's array */
     size_t array_doubles;
