@@ -417,6 +417,17 @@ static double timed_call(const pattern *p, int method, const scratch *s)
     return took;
 }
 
+/* One timed turn of `method`: a call of the same method first, untimed, so that each timed
+ * call finds the caches as a loop of its own calls leaves them (ddtbench's methods run in
+ * loops of their own), not as whichever method ran before. After the hand-written method had
+ * written the receive array, memcomm's FFT2 2048^2 took 15.7-16.5 ms a call, after itself
+ * 11.5 (Open MPI, 2026-11-27). */
+static double timed_turn(const pattern *p, int method, const scratch *s)
+{
+    run_once(p, method, s);
+    return timed_call(p, method, s);
+}
+
 /* At least `reps` timed turns, more where a turn is short: as many as fill `seconds` at the
  * pace of the warm-up's last turns, at most MAX_REPS. Medians of 7 calls of 0.05-1.3 ms read
  * 0.92x and 0.93x for the same call in both columns (Open MPI's own, on both ranks, halo of
@@ -462,12 +473,11 @@ static int measure(pattern *p, int reps, double seconds)
         }
     }
     free(reference);
-    /* the methods take turns call by call, so that what drifts during a pattern (the VM; Open
-     * MPI's own path between its two speeds) weighs on each alike: run one after the other, the
-     * same MPI call ran at 0.83x and at 1.00x of itself in the "mpi" and "memcomm" columns of
-     * two launches (MPICH, FFT2 blocks of 1024^2, MEMCOMM_SEND_PATH=mpi); each call finds the
-     * caches as the method before left them, in reverse order every other repetition, so that
-     * each method follows others alike (bench_pingpong.c says what a fixed order did) */
+    /* the methods take turns, so that what drifts during a pattern (the VM; Open MPI's own
+     * path between its two speeds) weighs on each alike: run one after the other, the same MPI
+     * call ran at 0.83x and at 1.00x of itself in the "mpi" and "memcomm" columns of two
+     * launches (MPICH, FFT2 blocks of 1024^2, MEMCOMM_SEND_PATH=mpi); in reverse order every
+     * other repetition; each timed call after an untimed one of its own (timed_turn) */
     double turns = 0; /* seconds of the last PACE warm-up turns, every method */
     for (int r = -WARMUP; r < 0; r++)
         for (int turn = 0; turn < METHODS; turn++) {
@@ -479,7 +489,7 @@ static int measure(pattern *p, int reps, double seconds)
     for (int r = 0; r < timed; r++)
         for (int turn = 0; turn < METHODS; turn++) {
             const int method = r % 2 ? METHODS - 1 - turn : turn;
-            t[method * timed + r] = timed_call(p, method, &s);
+            t[method * timed + r] = timed_turn(p, method, &s);
         }
     for (int method = 0; method < METHODS; method++) {
         int ranks = 0;
