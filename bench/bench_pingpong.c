@@ -198,7 +198,7 @@ static int measure(const pattern *p, int rank, int reps)
         if (!runs(p, method))
             continue;
         printf("{\"kind\": \"result\", \"experiment\": \"pingpong\", \"stopped\": \"fixed\", \"role\": \"round trip/2\", \"pattern\": \"%s\", \"method\": \"%s\", "
-               "\"bytes\": %lld, \"round_trips\": %lld, ",
+               "\"bytes\": %lld, \"inner\": %lld, ",
                p->name, method_names[method], (long long)bytes, (long long)inner);
         if (method == M_MEMCOMM)
             bench_print_paths(every, 2);

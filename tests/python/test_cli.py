@@ -246,7 +246,7 @@ def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     assert all(r["experiment"] == "pingpong" and len(r["seconds"]) == 3 for r in records)
     # a turn of these short messages is many round trips, the same number for every method
     for pattern in {r["pattern"] for r in records}:
-        turns = {r["round_trips"] for r in records if r["pattern"] == pattern}
+        turns = {r["inner"] for r in records if r["pattern"] == pattern}
         assert len(turns) == 1 and 1 < turns.pop() <= 256, pattern
     assert "of contiguous" in result.stdout
     # the warm-up covers memcomm's trials: each rank decided a path on each pattern
