@@ -95,7 +95,8 @@ typedef struct {
  * block's type and the bytes packed (lib/core/sendpath.h): the first blocking calls alternate
  * timed trials of both paths. A trial of the MPI's own path is carried with neither side
  * packed (the caller passes the user's arguments); once the MPI's path is chosen, the call is
- * not carried. The non-blocking and persistent forms, whose time is not theirs alone, follow
+ * not carried, and the same call made again goes to the MPI without its blocks analysed
+ * again (exchange.c: kept calls), its samples timed all the same. The non-blocking and persistent forms, whose time is not theirs alone, follow
  * the blocking form's decision, and pack until there is one. */
 enum { EXCHANGE_SELF_UNKNOWN = -1, EXCHANGE_NO_SELF = -2 };
 
@@ -112,7 +113,7 @@ typedef struct {
     exchange_kind kind;
 } exchange_form;
 
-/* The lock of the receive-shape answers (exchange.c), held across fork()
+/* The lock of the receive-shape answers and the kept calls (exchange.c), held across fork()
  * (interpose/fork.c). */
 void exchange_fork_lock(void);
 void exchange_fork_unlock(bool child);

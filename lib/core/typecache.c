@@ -1,6 +1,7 @@
 #include "typecache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,10 @@ static void release_value(analysis *a)
         analysis_release(a);
 }
 
+static _Atomic uint64_t freed;
+
+uint64_t typecache_generation(void) { return atomic_load_explicit(&freed, memory_order_acquire); }
+
 static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
 {
     (void)kv;
@@ -112,6 +117,7 @@ static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
     pthread_rwlock_wrlock(&lock);
     analysis *a = remove_locked(key_of(type));
     pthread_rwlock_unlock(&lock);
+    atomic_fetch_add_explicit(&freed, 1, memory_order_release);
     release_value(a);
     return MPI_SUCCESS;
 }

@@ -12,11 +12,16 @@
 #define MEMCOMM_TYPECACHE_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "analysis.h"
 
 /* The analysis for `type`, retained (release with analysis_release), or NULL. */
 analysis *typecache_acquire(MPI_Datatype type);
+
+/* How many cached types have been freed so far: an answer kept for a call's types (handles,
+ * which the MPI may give to a new type once one is freed) holds while this is unchanged. */
+uint64_t typecache_generation(void);
 
 /* Hooks called after the MPI's own commit / dup succeeded. */
 void typecache_on_commit(MPI_Datatype type);
