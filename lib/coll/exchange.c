@@ -451,6 +451,13 @@ static analysis *heaviest(const exchange *x, sides packed)
     return key;
 }
 
+/* Whether a choice leaves the call to the MPI unchanged: its own path, neither a trial nor
+ * a sample. */
+static bool unchanged_choice(const send_choice *c, int paths)
+{
+    return c->path == paths - 1 && c->trial < 0 && !c->timed;
+}
+
 /* The path, by measurement (lib/core/sendpath.h) among: packing the sides with short blocks
  * (what point-to-point would pack), packing every side with any gap (long blocks too: the
  * MPI's collectives copy those slowly on some sizes), and the MPI's own path; the ones that
@@ -482,17 +489,10 @@ static bool choose_path(exchange *x, const exchange_form *form, sides short_bloc
                                   .trial = -1, .use = form->use, .side = TRIAL_SEND};
     x->send_packed = paths[x->choice.path].send;
     x->recv_packed = paths[x->choice.path].recv;
-    const bool carried = x->choice.path < n - 1 || x->choice.trial >= 0 || x->choice.timed;
-    if (!carried)
-        keep_call(x, form, bytes, n);
-    return carried;
-}
-
-/* Whether a choice leaves the call to the MPI unchanged: its own path, neither a trial nor
- * a sample. */
-static bool unchanged_choice(const send_choice *c, int paths)
-{
-    return c->path == paths - 1 && c->trial < 0 && !c->timed;
+    if (!unchanged_choice(&x->choice, n))
+        return true;
+    keep_call(x, form, bytes, n);
+    return false;
 }
 
 static exchange *start(int peers, const coll_block *send, const coll_block *recv,

@@ -96,8 +96,9 @@ typedef struct {
  * timed trials of both paths. A trial of the MPI's own path is carried with neither side
  * packed (the caller passes the user's arguments); once the MPI's path is chosen, the call is
  * not carried, and the same call made again goes to the MPI without its blocks analysed
- * again (exchange.c: kept calls), its samples timed all the same. The non-blocking and persistent forms, whose time is not theirs alone, follow
- * the blocking form's decision, and pack until there is one. */
+ * again (exchange.c: kept calls), its samples timed all the same. The non-blocking and
+ * persistent forms, whose time is not theirs alone, follow the blocking form's decision, and
+ * pack until there is one. */
 enum { EXCHANGE_SELF_UNKNOWN = -1, EXCHANGE_NO_SELF = -2 };
 
 /* What the MPI's call is like. */
