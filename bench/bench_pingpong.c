@@ -143,6 +143,18 @@ static int64_t round_trips_per_turn(double fastest_half_trip)
     return inner;
 }
 
+/* Collective: whether memcomm, on some rank, has packed this pattern's sends since `before`
+ * but not decided a path (its trials still running). */
+static bool still_trying(const memcomm_stats *before)
+{
+    memcomm_stats now;
+    memcomm_stats_get(&now);
+    int trying = now.handled_calls > before->handled_calls &&
+                 now.paths_packed + now.paths_by_mpi == before->paths_packed + before->paths_by_mpi;
+    MPI_Allreduce(MPI_IN_PLACE, &trying, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return trying;
+}
+
 static int measure(const pattern *p, int rank, int reps)
 {
     int size;
@@ -173,7 +185,9 @@ static int measure(const pattern *p, int rank, int reps)
         }
     }
     /* Each method's warm-up first (32 round trips, discarded: they also cover memcomm's first
-     * 30 sends of a type, which time both paths to pick one: lib/core/sendpath.h), then the
+     * 30 sends of a type, which time both paths to pick one: lib/core/sendpath.h; memcomm's
+     * goes on while it packs and has not decided, up to 32 more, for a close decision's second
+     * round of trials), then the
      * repetitions, the methods in turn within each, so that drift hits all alike, in reverse
      * order every other repetition. Each timed turn follows an untimed round trip of its own
      * method and lasts TURN_SECONDS at least. With one timed round trip per turn right after
@@ -182,7 +196,9 @@ static int measure(const pattern *p, int rank, int reps)
     double *t = malloc(sizeof(double) * (size_t)reps * METHODS);
     double fastest = 1e30;
     for (int method = 0; method < METHODS; method++)
-        for (int w = 0; w < WARMUP && runs(p, method); w++) {
+        for (int w = 0; w < 2 * WARMUP && runs(p, method); w++) {
+            if (w >= WARMUP && (method != M_MEMCOMM || !still_trying(&before)))
+                break;
             const double took = half_round_trip(p, method, packed, received, doubles, rank, 1);
             fastest = took < fastest ? took : fastest;
         }

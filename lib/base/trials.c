@@ -104,3 +104,39 @@ double trials_usual(const trial trials[], int n, int path, int side)
         }
     return k ? found[k / 2] : 0;
 }
+
+int trials_close(const trial trials[], int n, int paths)
+{
+    double score[MAX_PATHS];
+    if (paths < 2 || paths > MAX_PATHS || !scores(trials, n, paths, score))
+        return 0;
+    const int chosen = chosen_of(trials, n, score, paths);
+    for (int p = 0; p < paths; p++)
+        if (p != chosen && score[p] < TRIALS_CLOSE * score[chosen])
+            return 1;
+    return 0;
+}
+
+int trials_overtaken(const trial trials[], int n, int paths, int chosen, const trial samples[],
+                     int m)
+{
+    const int own = paths - 1;
+    double score[MAX_PATHS];
+    if (paths < 2 || paths > MAX_PATHS || chosen < 0 || chosen >= own ||
+        !scores(trials, n, paths, score) || score[own] >= TRIALS_CLOSE * score[chosen])
+        return 0;
+    double sampled = 0, owns = 0;
+    for (int side = 0; side < TRIAL_SIDES; side++) {
+        const double own_usual = trials_usual(trials, n, own, side);
+        if (own_usual <= 0 || trials_usual(trials, n, chosen, side) <= 0)
+            continue;
+        int of_side = 0;
+        for (int k = 0; k < m; k++)
+            of_side += samples[k].side == side && samples[k].path == chosen;
+        if (of_side < TRIALS_OVERTAKEN_SAMPLES)
+            return 0;
+        sampled += trials_usual(samples, m, chosen, side);
+        owns += own_usual;
+    }
+    return owns > 0 && sampled > owns;
+}

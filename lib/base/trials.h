@@ -17,6 +17,7 @@
 
 enum { TRIAL_SEND, TRIAL_RECEIVE, TRIAL_SIDES };
 
+
 #define TRIALS_MARGIN 0.10
 
 /* A path whose trials were faster than the MPI's own call by call: on every side timed on
@@ -44,6 +45,28 @@ int trials_decide(const trial trials[], int n, int paths);
 /* Whether the trials so far already decide: the chosen alternative's score is below every
  * other's by TRIALS_DECISIVE. */
 int trials_decisive(const trial trials[], int n, int paths);
+
+/* A decision is close when another path's score is within this factor of the chosen one's.
+ * Only a close decision can differ between the two ends of an exchange (each end's own noise
+ * moves it), or turn on which path warmed up first: MPICH's own send of WRF's halo (73 KB)
+ * took 17-22 us in its first 7 calls, 11-13 in the next 8 and 9.5-10 from there on, against
+ * 12-14 packed, and the first trials chose packing on some ranks. Only there is measuring again
+ * worth its trials. */
+#define TRIALS_CLOSE 1.5
+enum { TRIALS_OVERTAKEN_SAMPLES = 7 };
+
+/* Whether the decision from these trials is close. */
+int trials_close(const trial trials[], int n, int paths);
+
+/* Whether `chosen`, a path other than the MPI's own chosen by a close decision from `n`
+ * trials, has since fallen behind the MPI's own path: on every side timed on both paths in the
+ * trials there are at least TRIALS_OVERTAKEN_SAMPLES of the latest sampled calls (`samples`,
+ * `m` of them, each marked with its side and `chosen`), and the sum over those sides of the
+ * samples' median exceeds the MPI's own path's score on them. That is what the ends of an
+ * exchange that decided apart see on the packing end (MPICH, WRF's halo: each end on its own
+ * path ran 15% slower than both on the MPI's own), where a 2x slowdown never comes. */
+int trials_overtaken(const trial trials[], int n, int paths, int chosen, const trial samples[],
+                     int m);
 
 /* The usual time of one side's calls on one alternative: the median of its trials (0 when it
  * had none). A decided path's later calls are compared with it. */

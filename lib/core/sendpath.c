@@ -16,14 +16,18 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
 typedef struct {
-    int next;    /* trials handed out */
+    int next;     /* trials handed out */
     int recorded;
     int paths;   /* alternatives, set by the first choice */
     int decided; /* UNDECIDED or a path */
     trial trials[MAX_TRIALS];
     int round;                  /* of trials, from 0 */
-    int calls, strikes;         /* since the decision: calls, samples in a row found slow */
+    int calls[TRIAL_SIDES];     /* since the decision, per side (a ping-pong's every 4th call
+                                   would be a receive) */
+    int strikes;                /* samples in a row found slow */
     double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
+    trial samples[TRIAL_SIDES][TRIALS_OVERTAKEN_SAMPLES]; /* the latest, per side, in a ring */
+    int sampled[TRIAL_SIDES];                              /* since the decision */
 } size_class_state;
 
 /* per use, made at its first choice: most types are measured in one or two uses */
@@ -129,7 +133,7 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
     if (s->decided != UNDECIDED) {
         choice.path = s->decided < paths ? s->decided : 0;
         choice.timed = s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0 &&
-                       ++s->calls % SENDPATH_SAMPLE_EVERY == 0;
+                       ++s->calls[side] % SENDPATH_SAMPLE_EVERY == 0;
     } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
         choice.trial = s->next++;
         choice.timed = !warming_up(choice.trial, use);
@@ -166,7 +170,8 @@ static const char *path_name(int path, int paths)
 
 /* MEMCOMM_EXPLAIN=1: each path's usual times and the one chosen, so that a user (or we) can
  * see why a layout stays on the MPI's path. */
-static void explain_decision(const size_class_state *s, path_use use, int size_class)
+static void explain_decision(const size_class_state *s, path_use use, int size_class,
+                             const char *instead)
 {
     char text[1024];
     size_t len = 0;
@@ -181,7 +186,15 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
         if (len < sizeof text)
             len += (size_t)snprintf(text + len, sizeof text - len, "\n");
     }
-    if (len < sizeof text)
+    if (len < sizeof text && instead)
+        snprintf(text + len, sizeof text - len, "%s", instead);
+    else if (len < sizeof text && s->round + 1 >= SENDPATH_ROUNDS &&
+             trials_close(s->trials, s->recorded, s->paths))
+        snprintf(text + len, sizeof text - len,
+                 "chose %s (the last round: a path within %.1fx of another is left to the MPI's "
+                 "own, as nothing measures it again)",
+                 path_name(s->decided, s->paths), TRIALS_CLOSE);
+    else if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
                  "chose %s (another path must beat the MPI's own by %.0f%% of the summed "
                  "medians, or by %.0f%% with its trials faster call by call)",
@@ -194,29 +207,92 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
     explain_lines_to_stderr(what, text);
 }
 
-/* All trials in: decide, and keep the decided path's usual times for the samples. */
-static void decide(size_class_state *s, path_use use, int size_class)
+static void measure_again(size_class_state *s)
 {
-    s->decided = trials_decide(s->trials, s->recorded, s->paths);
-    for (int side = 0; side < TRIAL_SIDES; side++)
-        s->usual[side] = trials_usual(s->trials, s->recorded, s->decided, side);
-    s->calls = s->strikes = 0;
-    stats_path_decided(s->decided == s->paths - 1);
-    if (config_get()->explain)
-        explain_decision(s, use, size_class);
+    s->next = s->recorded = 0;
+    s->decided = UNDECIDED;
+    s->round++;
 }
 
-/* A decided path's sampled call: slow several times in a row, the trials run again. */
-static void check_sample(size_class_state *s, path_use use, int side, double seconds)
+/* All trials in: decide, and keep the decided path's usual times for the samples. A close
+ * point-to-point decision of the first round is measured again at once, both paths warm (the
+ * MPI's own may take a dozen calls to reach its usual time: lib/base/trials.h), and the two
+ * ends of an exchange that measured it close both run the round, together. The last round's
+ * decision is not sampled, so a close one there goes to the MPI's own path: one end measuring
+ * again alone during a burst of noise (its samples slow 3 times in a row) found its MPICH
+ * path of WRF's halo at 15.1 us against 13.3 packed, where both ends' usual was 9.9 against
+ * 13.4, and would have kept the pair apart for good (28.2 us a round trip against 22.6). */
+static void decide(size_class_state *s, path_use use, int size_class)
+{
+    const bool close = trials_close(s->trials, s->recorded, s->paths);
+    if (use == USE_POINT_TO_POINT && s->round == 0 && close) {
+        if (config_get()->explain) {
+            char why[96];
+            snprintf(why, sizeof why, "within %.1fx of each other: measured again, both paths warm",
+                     TRIALS_CLOSE);
+            explain_decision(s, use, size_class, why);
+        }
+        measure_again(s);
+        return;
+    }
+    s->decided = s->round + 1 >= SENDPATH_ROUNDS && close
+                     ? s->paths - 1
+                     : trials_decide(s->trials, s->recorded, s->paths);
+    for (int side = 0; side < TRIAL_SIDES; side++)
+        s->usual[side] = trials_usual(s->trials, s->recorded, s->decided, side);
+    s->strikes = 0;
+    for (int side = 0; side < TRIAL_SIDES; side++)
+        s->calls[side] = s->sampled[side] = 0;
+    stats_path_decided(s->decided == s->paths - 1);
+    if (config_get()->explain)
+        explain_decision(s, use, size_class, NULL);
+}
+
+/* MEMCOMM_EXPLAIN=1: why a close decision is measured again */
+static void explain_overtaken(const size_class_state *s, path_use use, int size_class)
+{
+    char text[512];
+    size_t len = 0;
+    for (int side = 0; side < TRIAL_SIDES && len < sizeof text; side++) {
+        const double own = trials_usual(s->trials, s->recorded, s->paths - 1, side);
+        if (s->sampled[side] >= TRIALS_OVERTAKEN_SAMPLES && own > 0)
+            len += (size_t)snprintf(
+                text + len, sizeof text - len, "%s: %s %.1f us (median of the latest %d), %s %.1f us in the trials\n",
+                side == TRIAL_SEND ? "send" : "receive", path_name(s->decided, s->paths),
+                trials_usual(s->samples[side], TRIALS_OVERTAKEN_SAMPLES, s->decided, side) * 1e6,
+                TRIALS_OVERTAKEN_SAMPLES, path_name(s->paths - 1, s->paths), own * 1e6);
+    }
+    if (len < sizeof text)
+        snprintf(text + len, sizeof text - len,
+                 "the decision was close and its path fell behind the MPI's own: measured again");
+    char what[96];
+    snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
+             1LL << size_class, (2LL << size_class) - 1, s->round + 1);
+    explain_lines_to_stderr(what, text);
+}
+
+/* A decided path's sampled call: slow several times in a row, or a close decision's path
+ * behind the MPI's own over the latest samples, the trials run again. */
+static void check_sample(size_class_state *s, path_use use, int size_class, int side,
+                         double seconds)
 {
     const double slower =
         use == USE_POINT_TO_POINT ? SENDPATH_SLOWER : SENDPATH_SLOWER_COLLECTIVE;
-    if (seconds <= slower * s->usual[side]) {
+    s->samples[side][s->sampled[side]++ % TRIALS_OVERTAKEN_SAMPLES] =
+        (trial){seconds, (unsigned char)side, (unsigned char)s->decided};
+    trial latest[TRIAL_SIDES * TRIALS_OVERTAKEN_SAMPLES];
+    int m = 0;
+    for (int d = 0; d < TRIAL_SIDES; d++)
+        for (int k = 0; k < s->sampled[d] && k < TRIALS_OVERTAKEN_SAMPLES; k++)
+            latest[m++] = s->samples[d][k];
+    if (trials_overtaken(s->trials, s->recorded, s->paths, s->decided, latest, m)) {
+        if (config_get()->explain)
+            explain_overtaken(s, use, size_class);
+        measure_again(s);
+    } else if (seconds <= slower * s->usual[side]) {
         s->strikes = 0;
     } else if (++s->strikes == SENDPATH_STRIKES) {
-        s->next = s->recorded = 0;
-        s->decided = UNDECIDED;
-        s->round++;
+        measure_again(s);
     }
 }
 
@@ -238,7 +314,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
             (first_pass_in && trials_decisive(s->trials, s->recorded, s->paths)))
             decide(s, c->use, c->size_class);
     } else if (s->decided != UNDECIDED) {
-        check_sample(s, c->use, c->side, seconds);
+        check_sample(s, c->use, c->size_class, c->side, seconds);
     }
     pthread_mutex_unlock(&t->lock);
 }

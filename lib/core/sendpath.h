@@ -71,10 +71,14 @@ typedef struct {
  * and size). The first calls are trials, in blocks of one path. */
 send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side);
 
-/* The time a timed call took. A path, once decided, has every SENDPATH_SAMPLE_EVERY-th
- * blocking call timed against its trials' usual time: when SENDPATH_STRIKES samples in a row
- * take more than SENDPATH_SLOWER times that (SENDPATH_SLOWER_COLLECTIVE for a collective),
- * the trials run again (at most SENDPATH_ROUNDS rounds). That is how the ends of an exchange
+/* The time a timed call took. A point-to-point decision within TRIALS_CLOSE of another path
+ * in its first round is measured again at once (lib/base/trials.h says why). A path, once
+ * decided, has every SENDPATH_SAMPLE_EVERY-th blocking call on each side timed against its
+ * trials' usual time: when SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER
+ * times that (SENDPATH_SLOWER_COLLECTIVE for a collective), or a close decision's path is
+ * overtaken (trials_overtaken: its latest samples slower than the MPI's own path was in the
+ * trials), the trials run again (at most SENDPATH_ROUNDS rounds; the last round, which nothing
+ * samples, leaves a close decision to the MPI's own path). That is how the ends of an exchange
  * that decided differently find each other: the slowed end measures again, with the other
  * end's path fixed, and settles on the path that meets it. Point-to-point, one end sending
  * packed into the other's MPI receive ran several times the time of either path (MPICH). A

@@ -169,6 +169,73 @@ static void test_decisive_first_pass(void)
     CHECK(trials_decide(three, 3, 3) == 0 && trials_decisive(three, 3, 3));
 }
 
+/* Close decisions: another path within TRIALS_CLOSE of the chosen one's score, either way. */
+static void test_close(void)
+{
+    trial t[4];
+    const unsigned char sends[] = {S, S, S, S};
+    int n = alternating(t, (const double[]){1.0, 1.4, 1.0, 1.4}, sends, 4, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 0 && trials_close(t, n, 2)); /* packing, 1.4x */
+    n = alternating(t, (const double[]){1.0, 1.6, 1.0, 1.6}, sends, 4, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 0 && !trials_close(t, n, 2)); /* packing, 1.6x */
+    n = alternating(t, (const double[]){0.95, 1.0, 0.95, 1.0}, sends, 4, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1 && trials_close(t, n, 2)); /* the MPI's, by the margin */
+    n = alternating(t, (const double[]){2.0, 1.0, 2.0, 1.0}, sends, 4, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1 && !trials_close(t, n, 2)); /* the MPI's, 2x */
+    CHECK(!trials_close(t, 0, 2)); /* nothing timed */
+}
+
+/* An exchange that decided apart: the packing end's later calls, on both sides, against the
+ * MPI's own path in its trials. */
+static void test_overtaken(void)
+{
+    /* trials of an exchange, blocks of a send and a receive: packing 10.4 + 10.4 against the
+     * MPI's own 11.7 + 11.7 (a close decision for packing) */
+    trial t[8];
+    const unsigned char sr[] = {S, R, S, R, S, R, S, R};
+    int n = alternating(t, (const double[]){10.4, 10.4, 11.7, 11.7, 10.4, 10.4, 11.7, 11.7}, sr,
+                        8, 2, 2);
+    CHECK(trials_decide(t, n, 2) == 0);
+    trial samples[2 * TRIALS_OVERTAKEN_SAMPLES];
+    /* the latest sampled calls, sends and receives in turn, each side at `send` and `receive`
+     * but for one slow outlier each */
+    for (int k = 0; k < 2 * TRIALS_OVERTAKEN_SAMPLES; k++)
+        samples[k] = (trial){k % 2 == 0 ? 13.0 : 14.0, k % 2 == 0 ? S : R, 0};
+    samples[0].seconds = samples[1].seconds = 90.0;
+    const int m = 2 * TRIALS_OVERTAKEN_SAMPLES;
+    CHECK(trials_overtaken(t, n, 2, 0, samples, m)); /* 27 against 23.4 */
+    /* one side slower, the other faster: the sum is not behind (9 + 14 < 23.4) */
+    for (int k = 2; k < m; k += 2)
+        samples[k].seconds = 9.0;
+    CHECK(!trials_overtaken(t, n, 2, 0, samples, m));
+    /* slower than packing's trials, but not than the MPI's own (11 + 11) */
+    for (int k = 2; k < m; k++)
+        samples[k].seconds = 11.0;
+    CHECK(!trials_overtaken(t, n, 2, 0, samples, m));
+    /* behind, but too few samples of the receives yet */
+    for (int k = 0; k < m; k++)
+        samples[k].seconds = 14.0;
+    CHECK(trials_overtaken(t, n, 2, 0, samples, m));
+    samples[1].side = S;
+    CHECK(!trials_overtaken(t, n, 2, 0, samples, m));
+    samples[1].side = R;
+    /* the MPI's own path chosen: nothing to fall behind */
+    CHECK(!trials_overtaken(t, n, 2, 1, samples, m));
+    /* not a close decision (packing 2x faster in the trials): a general slowdown, as of a late
+     * peer, is no reason to measure again */
+    n = alternating(t, (const double[]){5.0, 5.0, 11.7, 11.7, 5.0, 5.0, 11.7, 11.7}, sr, 8, 2, 2);
+    CHECK(!trials_overtaken(t, n, 2, 0, samples, m));
+    /* a collective (one side) of three paths: the middle one chosen, closely */
+    trial three[6] = {{3.0, S, 0}, {1.0, S, 1}, {1.2, S, 2},
+                      {3.0, S, 0}, {1.0, S, 1}, {1.2, S, 2}};
+    trial late[TRIALS_OVERTAKEN_SAMPLES];
+    for (int k = 0; k < TRIALS_OVERTAKEN_SAMPLES; k++)
+        late[k] = (trial){1.3, S, 1};
+    CHECK(trials_decide(three, 6, 3) == 1);
+    CHECK(trials_overtaken(three, 6, 3, 1, late, TRIALS_OVERTAKEN_SAMPLES));
+    CHECK(!trials_overtaken(three, 6, 3, 1, late, TRIALS_OVERTAKEN_SAMPLES - 1));
+}
+
 int main(void)
 {
     test_one_side();
@@ -179,5 +246,7 @@ int main(void)
     test_three_paths();
     test_usual();
     test_decisive_first_pass();
+    test_close();
+    test_overtaken();
     return check_summary("test_trials");
 }
