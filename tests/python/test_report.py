@@ -157,12 +157,14 @@ def test_decompose_sets_the_datatype_send_against_both_bounds() -> None:
         return {"experiment": "decompose", "method": method, "n": 256, "mpi": "mpich",
                 "engine": "memcomm", "seconds": [us * 1e-6]}  # fmt: skip
 
-    parts = {"copy": 10, "pack": 20, "contiguous": 30, "datatype": 80, "pack-send": 60}
+    parts = {"copy": 10, "pack": 20, "contiguous": 30, "datatype": 80, "pack-send": 60,
+             "copy-send": 72}  # fmt: skip
     result = analysis.decompose([part(m, us) for m, us in parts.items()])
     (row,) = result.tables[0].rows
-    assert row[-2:] == ["62%", "75%"]  # (20 + 30) / 80 and 60 / 80
+    assert row[-3:] == ["62%", "75%", "90%"]  # (20 + 30) / 80, 60 / 80 and 72 / 80
     assert "62% of the pack plus the contiguous send" in result.findings[0]
-    # runs before pack-send was measured: that bound left out
-    del parts["pack-send"]
+    assert "90% of a memcpy of the matrix then a send" in result.findings[0]
+    # runs before pack-send and copy-send were measured: those bounds left out
+    del parts["pack-send"], parts["copy-send"]
     (row,) = analysis.decompose([part(m, us) for m, us in parts.items()]).tables[0].rows
-    assert row[-1] == "-" and row[-2] == "62%"
+    assert row[-2:] == ["-", "-"] and row[-3] == "62%"

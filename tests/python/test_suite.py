@@ -19,7 +19,11 @@ EXPECTED = {
     "noncontig": ("64,4K", {"contiguous", "strided"}, {"sender", "receiver"}),
     "blocking": ("4K", {"MPI_Send", "MPI_Isend", "MPI_Isend+MPI_Wait"}, {"sender", "receiver"}),
     "ddt-vs-pack": ("4K", {"contiguous", "datatype", "user pack"}, {"sender", "receiver"}),
-    "decompose": ("64", {"copy", "pack", "contiguous", "datatype", "pack-send"}, {"one way"}),
+    "decompose": (
+        "64",
+        {"copy", "pack", "contiguous", "datatype", "pack-send", "copy-send"},
+        {"one way"},
+    ),
     "cache-state": ("4K", {"INV", "EXCL", "MOD"}, {"round trip/2"}),
     "pollution": ("4K", {"INV", "PRE", "BASE_INV", "BASE_PRE"}, {"sender", "receiver"}),
     "eager": ("1K,256K", {"MPI_Send"}, {"sender"}),

@@ -261,7 +261,9 @@ def decompose(results: Sequence[Result]) -> Analysis:
     Where the run has it, the datatype send is also set against the pack and the send in
     sequence ("pack-send": MPI_Pack into the program's buffer, then that buffer sent), what
     a program packing by hand pays: pack + contiguous, measured apart, sends bytes nobody
-    has just written and is not met by packing then sending on these machines."""
+    has just written and is not met by packing then sending on these machines. And against
+    "copy-send" (memcpy into that buffer, then the buffer sent): the least any send of bytes
+    just written costs, the peer's copy reading lines modified in the sender's cache."""
     parts: dict[tuple[str, float], dict[str, float]] = {}
     for r in results:
         key = (_context(r), float(r.get("n", 0)))
@@ -279,6 +281,7 @@ def decompose(results: Sequence[Result]) -> Analysis:
         "l_p share",
         "of pack + contiguous",
         "of pack-send",
+        "of copy-send",
     ]
     rows, findings = [], []
     categories: list[str] = []
@@ -298,6 +301,7 @@ def decompose(results: Sequence[Result]) -> Analysis:
         # the datatype send's speed against the two bounds (100%: as fast as the bound)
         apart = (m["pack"] + m["contiguous"]) / total
         in_sequence = m["pack-send"] / total if "pack-send" in m else None
+        copied = m["copy-send"] / total if "copy-send" in m else None
         rows.append(
             [
                 context,
@@ -307,6 +311,7 @@ def decompose(results: Sequence[Result]) -> Analysis:
                 f"{lp / total * 100:.0f}%",
                 f"{apart * 100:.0f}%",
                 f"{in_sequence * 100:.0f}%" if in_sequence is not None else "-",
+                f"{copied * 100:.0f}%" if copied is not None else "-",
             ]
         )
         findings.append(
@@ -314,8 +319,13 @@ def decompose(results: Sequence[Result]) -> Analysis:
             f"datatype send, middleware (l_m) {lm / total * 100:.0f}%; the send runs at "
             f"{apart * 100:.0f}% of the pack plus the contiguous send measured apart"
             + (
-                f", {in_sequence * 100:.0f}% of MPI_Pack then a send of the packed bytes."
+                f", {in_sequence * 100:.0f}% of MPI_Pack then a send of the packed bytes"
                 if in_sequence is not None
+                else ""
+            )
+            + (
+                f", {copied * 100:.0f}% of a memcpy of the matrix then a send of the copy."
+                if copied is not None
                 else "."
             )
         )
