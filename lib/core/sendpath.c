@@ -16,7 +16,7 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
 typedef struct {
-    int next;     /* trials handed out */
+    int next;    /* trials handed out */
     int recorded;
     int paths;   /* alternatives, set by the first choice */
     int decided; /* UNDECIDED or a path */
@@ -228,8 +228,8 @@ static void decide(size_class_state *s, path_use use, int size_class)
     if (use == USE_POINT_TO_POINT && s->round == 0 && close) {
         if (config_get()->explain) {
             char why[96];
-            snprintf(why, sizeof why, "within %.1fx of each other: measured again, both paths warm",
-                     TRIALS_CLOSE);
+            snprintf(why, sizeof why,
+                     "within %.1fx of each other: measured again, both paths warm", TRIALS_CLOSE);
             explain_decision(s, use, size_class, why);
         }
         measure_again(s);
@@ -257,7 +257,8 @@ static void explain_overtaken(const size_class_state *s, path_use use, int size_
         const double own = trials_usual(s->trials, s->recorded, s->paths - 1, side);
         if (s->sampled[side] >= TRIALS_OVERTAKEN_SAMPLES && own > 0)
             len += (size_t)snprintf(
-                text + len, sizeof text - len, "%s: %s %.1f us (median of the latest %d), %s %.1f us in the trials\n",
+                text + len, sizeof text - len,
+                "%s: %s %.1f us (median of the latest %d), %s %.1f us in the trials\n",
                 side == TRIAL_SEND ? "send" : "receive", path_name(s->decided, s->paths),
                 trials_usual(s->samples[side], TRIALS_OVERTAKEN_SAMPLES, s->decided, side) * 1e6,
                 TRIALS_OVERTAKEN_SAMPLES, path_name(s->paths - 1, s->paths), own * 1e6);

@@ -139,6 +139,16 @@ typedef struct {
  * that cannot be told. */
 bool kernel_lines_cold(kernel_rows r);
 
+/* Whether a pack's destination is out of the caches, as kernel_lines_cold, but never while this
+ * thread packs a send's staging buffer that fits the caches (kernel_staging_for_send, set by
+ * message_pack up to half the L2): the peer's copy reads it next, from this core's caches if
+ * the stores left it there. A 256^2 transpose's carried send on MPICH took 112-141 us one way
+ * when the probe found its staging cold and the transpose streamed, 84-92 with the stores
+ * cached (ping-pong, Intel Xeon VM; a memcpy streamed before the send made it 111 against 74).
+ * Kept cached at 8 MiB as well, the 1024^2 transpose fell from 13.3x MPICH's send to 8.5x. */
+bool kernel_destination_cold(kernel_rows dst);
+void kernel_staging_for_send(bool on);
+
 /* A contiguous region of `bytes` as the probe reads it: rows of 4 KiB, so that the sampled
  * lines of a group lie in consecutive pages (one page walk), not spread over the region. */
 static inline kernel_rows kernel_rows_of_bytes(const char *at, int64_t bytes)

@@ -131,7 +131,7 @@ static bool streams(const plan *p, int64_t bytes, const char *packed)
     switch (plan_list_stores_for(p, bytes)) {
     case STORES_STREAMED: return MEMCOMM_X86;
     case STORES_PROBED:
-        return MEMCOMM_X86 && kernel_lines_cold(kernel_rows_of_bytes(packed, bytes));
+        return MEMCOMM_X86 && kernel_destination_cold(kernel_rows_of_bytes(packed, bytes));
     case STORES_CACHED: break;
     }
     return false;

@@ -222,3 +222,12 @@ bool kernel_lines_cold(kernel_rows r)
 }
 
 #endif
+
+static _Thread_local bool staging_for_send;
+
+void kernel_staging_for_send(bool on) { staging_for_send = on; }
+
+bool kernel_destination_cold(kernel_rows dst)
+{
+    return !staging_for_send && kernel_lines_cold(dst);
+}

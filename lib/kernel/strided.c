@@ -262,7 +262,7 @@ static plan_transpose_mode transpose_mode(const plan_transpose *t, kernel_rows s
 {
     if (!t->stream && !t->probe)
         return TRANSPOSE_WARM;
-    const bool cold_destination = kernel_lines_cold(dst);
+    const bool cold_destination = kernel_destination_cold(dst);
     if (t->stream && !cold_destination) /* the source's state changes nothing here */
         return TRANSPOSE_STREAM;
     const bool cold_source = kernel_lines_cold(src);

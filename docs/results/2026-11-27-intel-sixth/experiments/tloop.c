@@ -1,7 +1,12 @@
-/* A 256^2 (argv) transpose ping-pong under memcomm, each rank receiving contiguously: the
- * carried send's half round trip against memcomm's pack alone (MPI_Pack, rank 0) plus a
- * contiguous ping-pong, as `memcomm bench decompose` compares them.
- *   tloop N ROUNDS */
+/* An N^2 transpose ping-pong under memcomm, each rank receiving contiguously: the carried
+ * send's half round trip against memcomm's pack alone (MPI_Pack, rank 0) plus a contiguous
+ * ping-pong, as `memcomm bench decompose` compares them; and a memcpy of the matrix into a
+ * buffer sent right after (memcpy then send) against the memcpy alone.
+ *   tloop N ROUNDS        (medians of ROUNDS turns of 16 round trips)
+ *   PART=k                only part k (0 carried send, 1 contiguous, 2 pack alone, 3 memcpy
+ *                         then send, 4 memcpy alone)
+ *   MODE=m                how the copy of parts 3-4 leaves its lines: 0 memcpy, 1 memcpy then
+ *                         cldemote of each line, 2 streaming stores, 3 memcpy then clwb */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* WRF's halo ping-pong under memcomm: per call send time, round trip, with or without a
- * barrier between round trips.  wrfloop ROUNDS BARRIER(0/1) */
+ * barrier between round trips.  wrfloop ROUNDS BARRIER(0/1); FIRST=1 prints every call. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
