@@ -77,16 +77,23 @@ int trials_decide(const trial trials[], int n, int paths)
     return chosen_of(trials, n, score, paths);
 }
 
-int trials_decisive(const trial trials[], int n, int paths)
+/* Whether another path scored within `factor` of the chosen one: 1 or 0, -1 when no side was
+ * timed on every path. */
+static int another_within(const trial trials[], int n, int paths, double factor)
 {
     double score[MAX_PATHS];
     if (paths < 2 || paths > MAX_PATHS || !scores(trials, n, paths, score))
-        return 0;
+        return -1;
     const int chosen = chosen_of(trials, n, score, paths);
     for (int p = 0; p < paths; p++)
-        if (p != chosen && score[chosen] * TRIALS_DECISIVE > score[p])
-            return 0;
-    return 1;
+        if (p != chosen && score[p] < factor * score[chosen])
+            return 1;
+    return 0;
+}
+
+int trials_decisive(const trial trials[], int n, int paths)
+{
+    return another_within(trials, n, paths, TRIALS_DECISIVE) == 0;
 }
 
 double trials_usual(const trial trials[], int n, int path, int side)
@@ -107,14 +114,7 @@ double trials_usual(const trial trials[], int n, int path, int side)
 
 int trials_close(const trial trials[], int n, int paths)
 {
-    double score[MAX_PATHS];
-    if (paths < 2 || paths > MAX_PATHS || !scores(trials, n, paths, score))
-        return 0;
-    const int chosen = chosen_of(trials, n, score, paths);
-    for (int p = 0; p < paths; p++)
-        if (p != chosen && score[p] < TRIALS_CLOSE * score[chosen])
-            return 1;
-    return 0;
+    return another_within(trials, n, paths, TRIALS_CLOSE) == 1;
 }
 
 int trials_overtaken(const trial trials[], int n, int paths, int chosen, const trial samples[],
