@@ -39,8 +39,11 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# each dir once: tar reports a second pattern for the same members as not found
 patterns=()
-for dir in "${dirs[@]}" "${dtp_dirs[@]}"; do patterns+=("*/test/mpi/$dir"); done
+for dir in $(printf '%s\n' "${dirs[@]}" "${dtp_dirs[@]}" | sort -u); do
+    patterns+=("*/test/mpi/$dir")
+done
 tar -xf "$tarball" -C "$work" --wildcards "${patterns[@]}" '*/test/mpi/util' \
     '*/test/mpi/include' '*/test/mpi/dtpools' '*/test/mpi/maint'
 tests=$(echo "$work"/*/test/mpi)
