@@ -12,6 +12,7 @@
 #include "../core/sendpath.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
+#include "../kernel/kernel.h"
 #include "../plan/overlap.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
@@ -354,15 +355,15 @@ static bool fill_arguments(exchange *x, const exchange_form *form)
     return true;
 }
 
-/* Pack side `blocks` (analysed in `types`) into `staging`, at each block's offset; `skip` is a
- * peer not to pack (-1: none). */
+/* Pack side `blocks` (analysed in `types`) into `staging` of `total` bytes, at each block's
+ * offset; `skip` is a peer not to pack (-1: none). */
 static void pack_side(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
-                      const int64_t *offset, int peers, int skip, char *staging)
+                      const int64_t *offset, int peers, int skip, char *staging, int64_t total)
 {
     for (int i = 0; i < peers; i++)
         if (bytes[i] > 0 && i != skip)
-            types[i]->plan.pack(&types[i]->plan, blocks[i].buf, blocks[i].count,
-                                staging + offset[i]);
+            kernel_pack_staging(&types[i]->plan, blocks[i].buf, blocks[i].count,
+                                staging + offset[i], total);
 }
 
 /* Whether the block the rank sends itself goes straight between its blocks (one of them is
@@ -402,15 +403,16 @@ static void exchange_pack(exchange *x)
     const int peers = x->peers;
     if (x->send_packed) {
         pack_side(x->send, x->types, x->send_bytes, x->send_offset, peers, x->self,
-                  x->send_staging);
+                  x->send_staging, x->send_total);
         stats_handled(x->send_total);
     }
     if (x->self >= 0)
         copy_self(x);
     const int own = x->in_place;
     if (x->recv_packed && own >= 0 && own < peers && x->recv_bytes[own] > 0) {
-        const plan *p = &x->types[peers + own]->plan; /* the MPI reads it from the staging */
-        p->pack(p, x->recv[own].buf, x->recv[own].count, x->recv_staging + x->recv_offset[own]);
+        /* the MPI reads it from the staging */
+        kernel_pack_staging(&x->types[peers + own]->plan, x->recv[own].buf, x->recv[own].count,
+                            x->recv_staging + x->recv_offset[own], x->recv_bytes[own]);
         stats_handled(x->recv_bytes[own]);
     }
 }

@@ -140,14 +140,18 @@ typedef struct {
 bool kernel_lines_cold(kernel_rows r);
 
 /* Whether a pack's destination is out of the caches, as kernel_lines_cold, but never while this
- * thread packs a send's staging buffer that fits the caches (kernel_staging_for_send, set by
- * message_pack up to half the L2): the peer's copy reads it next, from this core's caches if
- * the stores left it there. A 256^2 transpose's carried send on MPICH took 112-141 us one way
- * when the probe found its staging cold and the transpose streamed, 84-92 with the stores
- * cached (ping-pong, Intel Xeon VM; a memcpy streamed before the send made it 111 against 74).
- * Kept cached at 8 MiB as well, the 1024^2 transpose fell from 13.3x MPICH's send to 8.5x. */
+ * thread packs a staging buffer that fits the caches (kernel_pack_staging). */
 bool kernel_destination_cold(kernel_rows dst);
-void kernel_staging_for_send(bool on);
+
+/* p->pack into a message's staging buffer, `staging_bytes` in all, which the MPI reads next
+ * (the peer's copy, or its own): one of up to half the L2 keeps its stores cached, whatever
+ * the residency probe finds (kernel_destination_cold), since that copy then reads it from this
+ * core's caches. A 256^2 transpose's carried send on MPICH took 112-141 us one way when the
+ * probe found its staging cold and the transpose streamed, 84-92 with the stores cached
+ * (ping-pong, Intel Xeon VM; a memcpy streamed before the send made it 111 against 74). Kept
+ * cached at 8 MiB as well, the 1024^2 transpose fell from 13.3x MPICH's send to 8.5x. */
+void kernel_pack_staging(const plan *p, char *typed, int64_t count, char *packed,
+                         int64_t staging_bytes);
 
 /* A contiguous region of `bytes` as the probe reads it: rows of 4 KiB, so that the sampled
  * lines of a group lie in consecutive pages (one page walk), not spread over the region. */

@@ -223,11 +223,19 @@ bool kernel_lines_cold(kernel_rows r)
 
 #endif
 
-static _Thread_local bool staging_for_send;
-
-void kernel_staging_for_send(bool on) { staging_for_send = on; }
+/* Set around a pack by kernel_pack_staging: the kernels' signature has no room for who reads
+ * the packed bytes next, and only the probe's answer depends on it. */
+static _Thread_local bool packing_staging;
 
 bool kernel_destination_cold(kernel_rows dst)
 {
-    return !staging_for_send && kernel_lines_cold(dst);
+    return !packing_staging && kernel_lines_cold(dst);
+}
+
+void kernel_pack_staging(const plan *p, char *typed, int64_t count, char *packed,
+                         int64_t staging_bytes)
+{
+    packing_staging = staging_bytes <= p->l2_bytes / 2;
+    p->pack(p, typed, count, packed);
+    packing_staging = false;
 }

@@ -86,13 +86,7 @@ void *message_pack(const message *m, const void *buf, int64_t count)
 {
     char *packed = bufpool_take(m->bytes);
     if (packed) {
-        /* the peer's copy reads a staging of up to half the L2 from this core's caches, where
-         * the stores leave it (kernel_destination_cold); a larger one cannot stay there */
-        const plan *p = &m->analysis->plan;
-        const bool cached = m->bytes <= p->l2_bytes / 2;
-        kernel_staging_for_send(cached);
-        p->pack(p, (char *)buf, count, packed);
-        kernel_staging_for_send(false);
+        kernel_pack_staging(&m->analysis->plan, (char *)buf, count, packed, m->bytes);
         stats_handled(m->bytes);
     }
     return packed;

@@ -8,6 +8,7 @@
 #include "../base/forklock.h"
 #include "../base/mpiutil.h"
 #include "../core/stats.h"
+#include "../kernel/kernel.h"
 #include "bufpool.h"
 
 /* Chained hash table (entries are the chain links, so adding never allocates); the bucket
@@ -276,8 +277,8 @@ void requests_start(int count, const MPI_Request requests[])
         if (e->c.work_ops)
             e->c.work_ops->start(e->c.work);
         else if (e->c.persistent && !e->c.receive)
-            e->c.m.analysis->plan.pack(&e->c.m.analysis->plan, e->c.buf, e->c.count,
-                                       e->c.packed);
+            kernel_pack_staging(&e->c.m.analysis->plan, e->c.buf, e->c.count, e->c.packed,
+                                e->c.m.bytes);
     }
     requests_return(&claims);
 }

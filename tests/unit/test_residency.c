@@ -1,5 +1,6 @@
 /* kernel_lines_cold: a destination flushed out of the caches reads as cold, one just written
- * as cached; a send's staging never cold (kernel_destination_cold). By majority over rounds, since
+ * as cached; a staging of up to half the L2 never cold to a pack (kernel_pack_staging), a larger
+ * one as the probe finds it. By majority over rounds, since
  * a VM's neighbours can delay any single probe.
  * Skipped (exit 77) where the calibration could not tell the caches from memory: there the
  * probe answers "cached" always and the size alone decides. */
@@ -15,6 +16,16 @@
 enum { ROWS = 512, WRITTEN_ROWS = 256, PITCH = 4096, ROUNDS = 21 };
 static const int64_t ELSEWHERE_BYTES = 4 << 20;
 
+/* A kernel that only asks what its stores would ask: whether the destination is cold. */
+static bool destination_was_cold;
+static void pack_asking(const plan *p, char *typed, int64_t count, char *packed)
+{
+    (void)p;
+    (void)typed;
+    (void)count;
+    destination_was_cold = kernel_destination_cold((kernel_rows){packed, ROWS, PITCH, PITCH});
+}
+
 int main(void)
 {
     if (kernel_cold_ticks() == 0) {
@@ -28,19 +39,27 @@ int main(void)
     CHECK(dst != NULL && rewritten != NULL && elsewhere != NULL);
     if (!dst || !rewritten || !elsewhere)
         return 1;
+    /* the destination, ROWS * PITCH bytes, is half of this plan's L2 */
+    const plan asking = {.pack = pack_asking, .l2_bytes = 2 * (int64_t)ROWS * PITCH};
     int cold_when_flushed = 0, cold_when_written = 0, cold_when_walked = 0,
-        cold_when_row_starts_read = 0, staging_cold = 0;
+        cold_when_row_starts_read = 0, staging_cold = 0, cold_when_flushed_after = 0;
     for (int r = 0; r < ROUNDS; r++) {
         kernel_fill_cached(dst, (int64_t)ROWS * PITCH, r);
         for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64)
             _mm_clflush(dst + i);
         _mm_mfence();
-        /* the flushed lines as a send's staging: never cold, and the probe is not asked (its
-         * loads would bring the lines back, and the next probe find them cached) */
-        kernel_staging_for_send(true);
-        staging_cold += kernel_destination_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
-        kernel_staging_for_send(false);
-        cold_when_flushed += kernel_destination_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
+        /* the flushed lines as a staging of half the L2: never cold, and the probe is not
+         * asked (its loads would bring the lines back, and the next probe find them cached);
+         * as one larger by a byte, as the probe finds them, and so after the pack */
+        kernel_pack_staging(&asking, NULL, 1, dst, (int64_t)ROWS * PITCH);
+        staging_cold += destination_was_cold;
+        kernel_pack_staging(&asking, NULL, 1, dst, (int64_t)ROWS * PITCH + 1);
+        cold_when_flushed += destination_was_cold;
+        for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64) /* the probe's lines too */
+            _mm_clflush(dst + i);
+        _mm_mfence();
+        kernel_pack_staging(&asking, NULL, 1, dst, (int64_t)ROWS * PITCH);
+        cold_when_flushed_after += kernel_destination_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
         /* 1 MiB written just now: in L2 (L2 is 1 MiB on the AMD EPYC VM, 2 MiB on the Intel
          * Xeon VM, whose L2 wrote some of a 2 MiB buffer's victims past L3 to memory, where
          * the probe rightly found them: 11 of 21 rounds "cold" in one run of 100) */
@@ -72,6 +91,7 @@ int main(void)
            cold_when_row_starts_read, ROUNDS, (long long)kernel_cold_ticks());
     CHECK(cold_when_flushed > ROUNDS / 2);
     CHECK(staging_cold == 0);
+    CHECK(cold_when_flushed_after > ROUNDS / 2); /* the staging's rule ends with its pack */
     CHECK(cold_when_written <= ROUNDS / 2);
     CHECK(cold_when_walked <= ROUNDS / 2);
     CHECK(cold_when_row_starts_read > ROUNDS / 2);
