@@ -13,6 +13,9 @@ SOAK_TYPES ?= 1000000
 # mpi4py's own test suite (test/ of the sdist of the installed version), which
 # tests/python/test_mpi4py.py runs with and without memcomm.
 MPI4PY_TESTS := $(VENV)/mpi4py-tests
+# mpi4py-fft built against FFTW from Debian's packages (tests/fetch_mpi4py_fft.sh), which
+# tests/python/test_mpi4py_fft.py runs with and without memcomm.
+MPI4PY_FFT := $(VENV)/mpi4py-fft
 
 # Open MPI refuses to start as root without these (CI runs as root).
 export OMPI_ALLOW_RUN_AS_ROOT := 1
@@ -42,7 +45,7 @@ demo: build/$(MPI)/libmemcomm.so
 
 test: $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan test-$(m)-suite) test-python
 
-setup: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+setup: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 
 # --- Python environment ------------------------------------------------------------------
 $(VENV)/.installed: pyproject.toml
@@ -58,6 +61,9 @@ $(MPI4PY_TESTS)/main.py: $(VENV)/.installed
 	tar -xzf $(VENV)/mpi4py-sdist/mpi4py-*.tar.gz -C $(VENV)/mpi4py-sdist
 	rm -rf $(MPI4PY_TESTS) && mv $(VENV)/mpi4py-sdist/mpi4py-*/test $(MPI4PY_TESTS)
 	rm -rf $(VENV)/mpi4py-sdist
+
+$(MPI4PY_FFT)/site/mpi4py_fft: $(VENV)/.installed tests/fetch_mpi4py_fft.sh
+	tests/fetch_mpi4py_fft.sh $(MPI4PY_FFT) $(VENV)/bin/python > /dev/null
 
 # Each MPI wheel in a prefix of its own, so the two never mix.
 $(VENV)/mpi/%/bin/mpicc: | $(VENV)/.installed
@@ -118,13 +124,12 @@ test-%-suite: build/%/libmemcomm.so
 	      tests/mpich_test_suite.sh $$tarball $* $(MPICH_SUITE_DIRS) > build/$*-suite.log 2>&1; \
 	    rc=$$?; grep -v ': same (' build/$*-suite.log; exit $$rc; }
 
-test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
+test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft \
+	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) lint
 	@echo "== tests: python"
 	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" MEMCOMM_MPI4PY_TESTS=$(CURDIR)/$(MPI4PY_TESTS) \
+	  MEMCOMM_MPI4PY_FFT=$(CURDIR)/$(MPI4PY_FFT) \
 	  $(VENV)/bin/pytest -q tests/python
-	$(VENV)/bin/ruff check src tests/python
-	$(VENV)/bin/ruff format --check src tests/python
-	$(VENV)/bin/mypy src tests/python
 
 # A long differential run (1M types per MPI), not part of `make test`.
 soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
@@ -133,10 +138,11 @@ soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 	  $(VENV)/bin/memcomm check --mpi $$m --types $(SOAK_TYPES) || exit 1; \
 	done
 
+PYTHON_SOURCES := src tests/python examples
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests/python
-	$(VENV)/bin/ruff format --check src tests/python
-	$(VENV)/bin/mypy src tests/python
+	$(VENV)/bin/ruff check $(PYTHON_SOURCES)
+	$(VENV)/bin/ruff format --check $(PYTHON_SOURCES)
+	$(VENV)/bin/mypy $(PYTHON_SOURCES)
 
 clean:
 	rm -rf build
