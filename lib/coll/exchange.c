@@ -355,6 +355,54 @@ static bool fill_arguments(exchange *x, const exchange_form *form)
     return true;
 }
 
+/* Whether a side the MPI would get as the user gave it can go as its runs in place: every
+ * block but the own one (`skip`) empty or one run of memory, the runs' starts within reach
+ * of the form's displacements from the lowest. Sets `*lowest`. */
+static bool side_in_runs(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
+                         int peers, int skip, bool wide_displs, char **lowest)
+{
+    char *lo = NULL, *hi = NULL;
+    for (int i = 0; i < peers; i++) {
+        if (bytes[i] == 0 || i == skip)
+            continue;
+        if (!message_one_run(types[i], blocks[i].count))
+            return false;
+        char *run = (char *)blocks[i].buf + types[i]->plan.strided.off;
+        lo = !lo || run < lo ? run : lo;
+        hi = !hi || run > hi ? run : hi;
+    }
+    *lowest = lo;
+    return lo && (wide_displs || hi - lo <= INT_MAX);
+}
+
+/* A side in runs as the MPI's argument arrays: bytes, offsets from the lowest run, and
+ * MPI_PACKED for each peer (the own block's count 0). */
+static void fill_runs(exchange *x, const exchange_form *form, bool send)
+{
+    const coll_block *blocks = send ? x->send : x->recv;
+    analysis *const *types = send ? x->types : x->types + x->peers;
+    const int64_t *bytes = send ? x->send_bytes : x->recv_bytes;
+    void *counts = send ? x->send_counts : x->recv_counts,
+         *displs = send ? x->send_displs : x->recv_displs;
+    MPI_Datatype *sent_as = send ? x->send_types : x->recv_types;
+    const char *lowest = send ? x->send_runs : x->recv_runs;
+    for (int i = 0; i < x->peers; i++) {
+        const bool moved = bytes[i] > 0 && i != x->self;
+        const int64_t count = moved ? bytes[i] : 0,
+                      displ = moved ? (char *)blocks[i].buf + types[i]->plan.strided.off - lowest
+                                    : 0;
+        if (form->large_counts)
+            ((int64_t *)counts)[i] = count;
+        else
+            ((int *)counts)[i] = (int)count; /* a side's bytes fit an int (analyse_side) */
+        if (form->aint_displs)
+            ((int64_t *)displs)[i] = displ;
+        else
+            ((int *)displs)[i] = (int)displ;
+        sent_as[i] = MPI_PACKED;
+    }
+}
+
 /* Pack side `blocks` (analysed in `types`) into `staging` of `total` bytes, at each block's
  * offset; `skip` is a peer not to pack (-1: none). */
 static void pack_side(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
@@ -625,6 +673,16 @@ static exchange *start(int peers, const coll_block *send, const coll_block *recv
             return NULL;
         }
     }
+    if (!form->uniform && !form->by_element && x->send_packed != x->recv_packed) {
+        if (x->recv_packed)
+            x->send_in_runs = send_usable && side_in_runs(x->send, x->types, x->send_bytes,
+                                                          peers, x->self, form->aint_displs,
+                                                          &x->send_runs);
+        else
+            x->recv_in_runs = recv_usable && side_in_runs(x->recv, x->types + n, x->recv_bytes,
+                                                          peers, x->self, form->aint_displs,
+                                                          &x->recv_runs);
+    }
     if (x->send_packed) /* never NULL: MPICH checks that it differs from the receive buffer */
         x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
     if (x->recv_packed)
@@ -637,6 +695,8 @@ static exchange *start(int peers, const coll_block *send, const coll_block *recv
         give_back(x);
         return NULL;
     }
+    if (x->send_in_runs || x->recv_in_runs)
+        fill_runs(x, form, x->send_in_runs);
     x->send_total = send_total;
     if (form->kind != EXCHANGE_PERSISTENT) /* a persistent call packs at each start */
         exchange_pack(x);

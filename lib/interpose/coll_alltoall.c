@@ -38,7 +38,9 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             (message_passes(sendtype) && message_passes(recvtype)) || !WHO(comm, &p))  \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, true, USE, LARGE, LARGE, false, -1, FORM##_KIND};  \
+        const exchange_form form = {.rank = p.rank, .uniform = true, .use = USE,              \
+                                    .large_counts = LARGE, .aint_displs = LARGE,               \
+                                    .in_place = -1, .kind = FORM##_KIND};                      \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, NULL, NULL, NULL,     \
                              &form, sendcount),                                                \
@@ -75,7 +77,9 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             !sdispls || !recvcounts || !rdispls || !WHO(comm, &p))                             \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, LARGE, false, -1, FORM##_KIND}; \
+        const exchange_form form = {.rank = p.rank, .use = USE, .large_counts = LARGE,        \
+                                    .aint_displs = LARGE, .in_place = -1,                      \
+                                    .kind = FORM##_KIND};                                      \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, sendtype, sendcounts, sdispls,  \
                              NULL, &form, 0),                                                  \
@@ -105,7 +109,9 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
             all_pass(p.send, sendtypes, p.recv, recvtypes))                                    \
             goto unchanged;                                                                    \
         const double began = PMPI_Wtime(); /* a timed trial times the packing too */           \
-        const exchange_form form = {p.rank, false, USE, LARGE, AINT, false, -1, FORM##_KIND};  \
+        const exchange_form form = {.rank = p.rank, .use = USE, .large_counts = LARGE,        \
+                                    .aint_displs = AINT, .in_place = -1,                       \
+                                    .kind = FORM##_KIND};                                      \
         if (!blocks_exchange(&x, p.peers, true,                                                \
                    blocks_of(p.send, p.peers, (void *)sendbuf, MPI_DATATYPE_NULL, sendcounts,  \
                              sdispls, sendtypes, &form, 0),                                    \

@@ -47,9 +47,9 @@
 
 /* A side that exchange_start packed, in the arguments of a call with one block per rank
  * (the counts stay: by element), or with counts and displacements per peer: its type is
- * TYPE = x->SIDE##_types WHICH (WHICH: [0] for one type, empty for a type per peer). A side
- * not packed keeps the user's arguments, with the own block's count 0 when memcomm copies
- * that block itself. */
+ * TYPE = x->SIDE##_types WHICH (WHICH: [0] for one type, empty for a type per peer); so is a
+ * side that goes as its runs in place (exchange.h). Another side not packed keeps the
+ * user's arguments, with the own block's count 0 when memcomm copies that block itself. */
 #define PACKED_BLOCKS(SIDE)                                                                    \
     if (x->SIDE##_packed) {                                                                    \
         SIDE##buf = x->SIDE##_staging;                                                         \
@@ -57,8 +57,8 @@
     }
 
 #define PACKED_VECTOR(SIDE, COUNTS, DISPLS, TYPE, WHICH, COUNT_T, DISPL_T)                     \
-    if (x->SIDE##_packed) {                                                                    \
-        SIDE##buf = x->SIDE##_staging;                                                         \
+    if (x->SIDE##_packed || x->SIDE##_in_runs) {                                               \
+        SIDE##buf = x->SIDE##_packed ? x->SIDE##_staging : x->SIDE##_runs;                     \
         COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
         DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
         TYPE = x->SIDE##_types WHICH;                                                          \

@@ -796,29 +796,62 @@ static MPI_Datatype subarray(const int sizes[3], const int sub[3], const int sta
     return t;
 }
 
-/* A slab FFT's redistributions of an n^3 array of doubles, MPI_Alltoallw of subarray types
- * over one array per side (as bench_collectives moves them): x- to y-slabs and x- to
- * z-slabs, whose receive blocks are one run each; y- to x-slabs, whose send blocks are; and
- * z columns of x-slabs received as y rows of x-slabs, where neither is. The rank's own block,
- * which memcomm copies itself, takes each of its three ways. */
+/* A slab FFT's redistributions of an n^3 array of doubles, MPI_Alltoallw (and
+ * MPI_Neighbor_alltoallw) of subarray types over one array per side (as bench_collectives
+ * moves them): x- to y-slabs and x- to z-slabs, whose receive blocks are one run each (which
+ * memcomm hands the MPI as bytes in place when it packs the other side); y- to x-slabs,
+ * whose send blocks are; and z columns of x-slabs received as y rows of x-slabs, where
+ * neither is. The rank's own block, which memcomm copies itself, takes each of its three
+ * ways. */
+/* The x-slab's block for peer 0 as one type for all peers (MPI_Alltoallv's), its extent one
+ * double so that the peers' displacements are whole extents. */
+static MPI_Datatype rows_of_x_slab(const int x_slab[3], const int rows[3])
+{
+    const int origin[3] = {0, 0, 0};
+    MPI_Datatype block = subarray(x_slab, rows, origin), t;
+    MPI_Type_create_resized(block, 0, 8, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_free(&block);
+    return t;
+}
+
 static void run_slabs(int n)
 {
     neighbour = in_place = false;
     const int m = n / nranks, x_slab[3] = {m, n, n}, y_slab[3] = {n, m, n}, z_slab[3] = {n, n, m};
     const int rows[3] = {m, m, n}, columns[3] = {m, n, m}; /* the blocks: m x-planes of each */
-    const char *names[4] = {"x- to y-slabs", "x- to z-slabs", "y- to x-slabs",
-                            "z columns to y rows of x-slabs"};
-    for (int layout = 0; layout < 4; layout++) {
+    const char *names[6] = {"x- to y-slabs", "x- to z-slabs", "y- to x-slabs",
+                            "z columns to y rows of x-slabs", "x- to y-slabs by Alltoallv",
+                            "y- to x-slabs by Alltoallv"};
+    for (int layout = 0; layout < 6; layout++) {
         side send = {0}, recv = {0};
-        for (int q = 0; q < nranks; q++) {
+        /* layouts 4 and 5: one type per side, a y-slab's block as m * m rows of n doubles */
+        const bool by_v = layout >= 4;
+        for (int q = 0; q < (by_v ? 1 : nranks); q++) {
             const int at_y[3] = {0, q * m, 0}, at_z[3] = {0, 0, q * m}, at_x[3] = {q * m, 0, 0};
             send.type[q] = layout == 0   ? subarray(x_slab, rows, at_y)
                            : layout == 2 ? subarray(y_slab, rows, at_x)
+                           : layout == 4 ? rows_of_x_slab(x_slab, rows)
                                          : subarray(x_slab, columns, at_z);
             recv.type[q] = layout == 0   ? subarray(y_slab, rows, at_x)
                            : layout == 1 ? subarray(z_slab, columns, at_x)
+                           : layout == 5 ? rows_of_x_slab(x_slab, rows)
                                          : subarray(x_slab, rows, at_y);
             send.count[q] = recv.count[q] = 1;
+        }
+        if (layout == 4 || layout == 5) { /* the y-slab's side: one run per peer */
+            side *row_side = layout == 4 ? &recv : &send, *x_side = layout == 4 ? &send : &recv;
+            MPI_Type_free(&row_side->type[0]);
+            MPI_Type_contiguous(n, MPI_DOUBLE, &row_side->type[0]);
+            MPI_Type_commit(&row_side->type[0]);
+            for (int q = 0; q < nranks; q++) {
+                row_side->type[q] = row_side->type[0]; /* one handle (freed once) */
+                x_side->type[q] = x_side->type[0];
+                row_side->count[q] = (int64_t)m * m;
+                row_side->displ[q] = (int64_t)8 * q * m * m * n;
+                x_side->count[q] = 1;
+                x_side->displ[q] = (int64_t)8 * q * m * n;
+            }
         }
         side *both[2] = {&send, &recv};
         for (int k = 0; k < 2; k++) { /* every slab holds m * n * n doubles */
@@ -834,11 +867,16 @@ static void run_slabs(int n)
             for (call_form f = 0; f < 2 + MEMCOMM_HAVE_PERSISTENT_COLLECTIVES; f++) {
                 form = f;
                 completion = (layout * 3 + (int)f + width) % COMPLETIONS;
-                run_call(C_ALLTOALLW, &send, &recv, &send, &recv, names[layout]);
+                for (int graph = 0; graph < 2; graph++) {
+                    neighbour = graph == 1;
+                    run_call(by_v ? C_ALLTOALLV : C_ALLTOALLW, &send, &recv, &send, &recv,
+                             names[layout]);
+                }
             }
         }
-        free_side(&send, nranks);
-        free_side(&recv, nranks);
+        neighbour = false;
+        free_side(&send, by_v ? 1 : nranks);
+        free_side(&recv, by_v ? 1 : nranks);
     }
 }
 
