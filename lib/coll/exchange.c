@@ -313,6 +313,22 @@ static MPI_Datatype packed_type(analysis *element, bool by_element)
     return element ? analysis_stand_in(element) : MPI_DATATYPE_NULL;
 }
 
+/* Entry `i` of one of the MPI's argument arrays: int64 (MPI_Count, MPI_Aint) when `wide`,
+ * else int (every value fits one: see above). */
+static void put_argument(void *array, int i, bool wide, int64_t value)
+{
+    if (wide)
+        ((int64_t *)array)[i] = value;
+    else
+        ((int *)array)[i] = (int)value;
+}
+
+/* Where a block of one run of memory (message_one_run) starts. */
+static char *run_start(const coll_block *b, const analysis *a)
+{
+    return (char *)b->buf + a->plan.strided.off;
+}
+
 /* The counts and offsets as the MPI's argument arrays (all fit an int: see above): int or
  * MPI_Count counts, int or MPI_Aint displacements, as the call's form takes them, in bytes or
  * in elements of the stand-ins. False if a stand-in could not be made. */
@@ -342,10 +358,7 @@ static bool fill_arguments(exchange *x, const exchange_form *form)
                                                    : user[k / 2][i].count;
             if (form->by_element && packed[k / 2]) /* whole elements: every block a multiple */
                 value = a && a->bounds.size > 0 ? value / a->bounds.size : 0;
-            if (wide) /* MPI_Count and MPI_Aint: both int64 here */
-                ((int64_t *)to[k])[i] = value;
-            else
-                ((int *)to[k])[i] = (int)value;
+            put_argument(to[k], i, wide, value);
         }
     }
     for (int i = 0; i < n; i++) {
@@ -355,24 +368,23 @@ static bool fill_arguments(exchange *x, const exchange_form *form)
     return true;
 }
 
-/* Whether a side the MPI would get as the user gave it can go as its runs in place: every
- * block but the own one (`skip`) empty or one run of memory, the runs' starts within reach
- * of the form's displacements from the lowest. Sets `*lowest`. */
-static bool side_in_runs(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
-                         int peers, int skip, bool wide_displs, char **lowest)
+/* The lowest run of a side the MPI would get as the user gave it, if the side can go as its
+ * runs in place: every block but the own one (`skip`) empty or one run of memory, the runs'
+ * starts within reach of the form's displacements from the lowest; else NULL. */
+static char *side_runs(const coll_block *blocks, analysis *const *types, const int64_t *bytes,
+                       int peers, int skip, bool wide_displs)
 {
     char *lo = NULL, *hi = NULL;
     for (int i = 0; i < peers; i++) {
         if (bytes[i] == 0 || i == skip)
             continue;
         if (!message_one_run(types[i], blocks[i].count))
-            return false;
-        char *run = (char *)blocks[i].buf + types[i]->plan.strided.off;
+            return NULL;
+        char *run = run_start(&blocks[i], types[i]);
         lo = !lo || run < lo ? run : lo;
         hi = !hi || run > hi ? run : hi;
     }
-    *lowest = lo;
-    return lo && (wide_displs || hi - lo <= INT_MAX);
+    return lo && (wide_displs || hi - lo <= INT_MAX) ? lo : NULL;
 }
 
 /* A side in runs as the MPI's argument arrays: bytes, offsets from the lowest run, and
@@ -388,17 +400,9 @@ static void fill_runs(exchange *x, const exchange_form *form, bool send)
     const char *lowest = send ? x->send_runs : x->recv_runs;
     for (int i = 0; i < x->peers; i++) {
         const bool moved = bytes[i] > 0 && i != x->self;
-        const int64_t count = moved ? bytes[i] : 0,
-                      displ = moved ? (char *)blocks[i].buf + types[i]->plan.strided.off - lowest
-                                    : 0;
-        if (form->large_counts)
-            ((int64_t *)counts)[i] = count;
-        else
-            ((int *)counts)[i] = (int)count; /* a side's bytes fit an int (analyse_side) */
-        if (form->aint_displs)
-            ((int64_t *)displs)[i] = displ;
-        else
-            ((int *)displs)[i] = (int)displ;
+        put_argument(counts, i, form->large_counts, moved ? bytes[i] : 0);
+        put_argument(displs, i, form->aint_displs,
+                     moved ? run_start(&blocks[i], types[i]) - lowest : 0);
         sent_as[i] = MPI_PACKED;
     }
 }
@@ -435,11 +439,9 @@ static void copy_self(exchange *x)
         sent->plan.pack(&sent->plan, from->buf, from->count, x->self_staging);
         received->plan.unpack(&received->plan, to->buf, to->count, x->self_staging);
     } else if (message_one_run(received, to->count)) {
-        sent->plan.pack(&sent->plan, from->buf, from->count,
-                        (char *)to->buf + received->plan.strided.off);
+        sent->plan.pack(&sent->plan, from->buf, from->count, run_start(to, received));
     } else {
-        received->plan.unpack(&received->plan, to->buf, to->count,
-                              (char *)from->buf + sent->plan.strided.off);
+        received->plan.unpack(&received->plan, to->buf, to->count, run_start(from, sent));
     }
     stats_handled(x->send_bytes[x->self]);
 }
@@ -674,14 +676,12 @@ static exchange *start(int peers, const coll_block *send, const coll_block *recv
         }
     }
     if (!form->uniform && !form->by_element && x->send_packed != x->recv_packed) {
-        if (x->recv_packed)
-            x->send_in_runs = send_usable && side_in_runs(x->send, x->types, x->send_bytes,
-                                                          peers, x->self, form->aint_displs,
-                                                          &x->send_runs);
-        else
-            x->recv_in_runs = recv_usable && side_in_runs(x->recv, x->types + n, x->recv_bytes,
-                                                          peers, x->self, form->aint_displs,
-                                                          &x->recv_runs);
+        if (x->recv_packed && send_usable)
+            x->send_runs = side_runs(x->send, x->types, x->send_bytes, peers, x->self,
+                                     form->aint_displs);
+        else if (x->send_packed && recv_usable)
+            x->recv_runs = side_runs(x->recv, x->types + n, x->recv_bytes, peers, x->self,
+                                     form->aint_displs);
     }
     if (x->send_packed) /* never NULL: MPICH checks that it differs from the receive buffer */
         x->send_staging = bufpool_take(send_total > 0 ? send_total : 1);
@@ -695,8 +695,8 @@ static exchange *start(int peers, const coll_block *send, const coll_block *recv
         give_back(x);
         return NULL;
     }
-    if (x->send_in_runs || x->recv_in_runs)
-        fill_runs(x, form, x->send_in_runs);
+    if (x->send_runs || x->recv_runs)
+        fill_runs(x, form, x->send_runs != NULL);
     x->send_total = send_total;
     if (form->kind != EXCHANGE_PERSISTENT) /* a persistent call packs at each start */
         exchange_pack(x);

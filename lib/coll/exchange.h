@@ -23,9 +23,10 @@
  * match it): the send side of an FFT transpose, blocks of whole rows, streams from the
  * user's buffer with no copy. In the forms with counts and displacements per peer (v and
  * w), such a side whose blocks are each one run of memory goes as MPI_PACKED bytes in
- * place, when the other side is packed: MPICH moves a contiguous subarray type half as fast as the same bytes (an
- * Alltoallw of 67 MB per peer, 2 ranks: 75 ms against 45). A call with neither side packed, with a negative count, or
- * when memory is short, goes to the MPI unchanged.
+ * place, when the other side is packed: MPICH moves a contiguous subarray type half as fast
+ * as the same bytes (an Alltoallw of 67 MB per peer, 2 ranks: 75 ms against 45). A call
+ * with neither side packed, with a negative count, or when memory is short, goes to the MPI
+ * unchanged.
  *
  * The block a rank sends itself (Alltoallv and Alltoallw) is copied by memcomm from the
  * send block into the receive block, once, and left out of the MPI's call (its count 0 on
@@ -64,10 +65,9 @@ typedef struct {
     exchange_kind kind;
     bool send_packed, recv_packed; /* which sides the MPI gets as MPI_PACKED bytes */
     /* a side not packed whose blocks are each one run of memory, in a call that packs the
-     * other (a form with counts and displacements per peer): the MPI gets its runs in place
-     * as MPI_PACKED bytes from `*_runs` (below), not the user's types */
-    bool send_in_runs, recv_in_runs;
-    char *send_runs, *recv_runs; /* the lowest run of such a side: the MPI's buffer for it */
+     * other (a form with counts and displacements per peer), goes to the MPI as its runs in
+     * place, MPI_PACKED bytes from its lowest run: that run, else NULL */
+    char *send_runs, *recv_runs;
     int self;                      /* the own block, which memcomm copies itself, or -1 */
     int in_place;                  /* the receive block MPI_IN_PLACE keeps, or -1 */
     /* per peer, receives after sends: packed bytes and their offset in the staging buffer */

@@ -57,7 +57,7 @@
     }
 
 #define PACKED_VECTOR(SIDE, COUNTS, DISPLS, TYPE, WHICH, COUNT_T, DISPL_T)                     \
-    if (x->SIDE##_packed || x->SIDE##_in_runs) {                                               \
+    if (x->SIDE##_packed || x->SIDE##_runs) {                                                  \
         SIDE##buf = x->SIDE##_packed ? x->SIDE##_staging : x->SIDE##_runs;                     \
         COUNTS = (const COUNT_T *)x->SIDE##_counts;                                            \
         DISPLS = (const DISPL_T *)x->SIDE##_displs;                                            \
