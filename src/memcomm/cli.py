@@ -260,6 +260,9 @@ def bench(args: argparse.Namespace) -> int:
         if args.simulate:
             experiments.check_simulation(experiment)
         planned += [(experiment, engine, program_args, parameters) for engine in engines]
+    note = results.reclaim_note(results.memory_policy())
+    if note and not args.quiet:
+        print(note, file=sys.stderr)
     to_stdout = args.json == "-"
     path = None if to_stdout else experiments.output_path(args.json, args.experiment, build.mpi)
     if path is None:

@@ -62,6 +62,53 @@ def git_revision() -> str:
     return rev + ("+dirty" if dirty else "")
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def memory_policy(mm: Path = Path("/sys/kernel/mm")) -> dict[str, Any]:
+    """What the kernel does to a run's memory behind its back, as sysfs shows it (`mm` is
+    /sys/kernel/mm): transparent huge pages (the mode in brackets), and each running DAMON
+    monitor with the actions of its schemes. A `pageout` scheme reclaims pages it finds cold,
+    so a large array idle between repetitions can come back through page faults, and its
+    sampling clears the pages' accessed bits, which each page walk then sets again: both
+    land on the page-walk-bound walks (large transposes) more than on a memcpy. Empty where
+    sysfs says nothing."""
+    policy: dict[str, Any] = {}
+    thp = _read(mm / "transparent_hugepage" / "enabled")
+    if thp and "[" in thp:
+        policy["transparent_hugepage"] = thp.split("[", 1)[1].split("]", 1)[0]
+    monitors = []
+    for kdamond in sorted((mm / "damon" / "admin" / "kdamonds").glob("[0-9]*")):
+        if _read(kdamond / "state") != "on":
+            continue
+        for context in sorted((kdamond / "contexts").glob("[0-9]*")):
+            actions = [
+                action
+                for scheme in sorted((context / "schemes").glob("[0-9]*"))
+                if (action := _read(scheme / "action"))
+            ]
+            monitors.append({"operations": _read(context / "operations") or "", "schemes": actions})
+    if monitors:
+        policy["damon"] = monitors
+    return policy
+
+
+def reclaim_note(policy: dict[str, Any]) -> str | None:
+    """A line for the user when a DAMON scheme pages memory out during the run."""
+    if any("pageout" in m.get("schemes", []) for m in policy.get("damon", [])):
+        return (
+            "note: the kernel's DAMON pages out memory it finds cold while this runs "
+            "(/sys/kernel/mm/damon): large arrays may come back through page faults and "
+            "slower page walks; compare figures only with runs under the same policy "
+            "(recorded in each run's meta record, memory_policy)"
+        )
+    return None
+
+
 def meta_record(
     experiment: str,
     engine: str,
@@ -82,6 +129,7 @@ def meta_record(
         "engine": engine,
         "mpi": {"name": mpi_name, "library": mpi_library},
         "machine": machine,
+        "memory_policy": memory_policy(),
         "parameters": parameters,
         "command": command,
     }

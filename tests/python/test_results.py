@@ -119,3 +119,51 @@ def test_missing_or_binary_files_are_clear_errors(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(MemcommError):
         results.read([binary])
+
+
+def fake_mm(root: Path, thp: str, kdamonds: list[tuple[str, str, list[str]]]) -> Path:
+    """A /sys/kernel/mm with `thp` as transparent_hugepage/enabled and one kdamond per
+    (state, operations, scheme actions)."""
+    (root / "transparent_hugepage").mkdir(parents=True)
+    (root / "transparent_hugepage" / "enabled").write_text(thp + "\n")
+    for k, (state, operations, actions) in enumerate(kdamonds):
+        kdamond = root / "damon" / "admin" / "kdamonds" / str(k)
+        context = kdamond / "contexts" / "0"
+        (context / "schemes").mkdir(parents=True)
+        (kdamond / "state").write_text(state + "\n")
+        (context / "operations").write_text(operations + "\n")
+        for s, action in enumerate(actions):
+            (context / "schemes" / str(s)).mkdir()
+            (context / "schemes" / str(s) / "action").write_text(action + "\n")
+    return root
+
+
+def test_memory_policy_reads_huge_pages_and_running_damon_schemes(tmp_path: Path) -> None:
+    mm = fake_mm(
+        tmp_path,
+        "always [madvise] never",
+        [("on", "paddr", ["pageout", "lru_prio"]), ("off", "vaddr", ["pageout"])],
+    )
+    policy = results.memory_policy(mm)
+    assert policy == {
+        "transparent_hugepage": "madvise",
+        "damon": [{"operations": "paddr", "schemes": ["pageout", "lru_prio"]}],
+    }
+    note = results.reclaim_note(policy)
+    assert note is not None and "pages out" in note
+    results.validate({**META, "memory_policy": policy})
+
+
+def test_memory_policy_without_reclaim_says_nothing(tmp_path: Path) -> None:
+    mm = fake_mm(tmp_path, "[always] madvise never", [("on", "paddr", ["stat"])])
+    policy = results.memory_policy(mm)
+    assert policy["transparent_hugepage"] == "always"
+    assert results.reclaim_note(policy) is None
+    assert results.memory_policy(tmp_path / "absent") == {}
+    assert results.reclaim_note({}) is None
+
+
+def test_meta_record_carries_the_memory_policy() -> None:
+    assert isinstance(META["memory_policy"], dict)
+    with pytest.raises(MemcommError):
+        results.validate({**META, "memory_policy": {"damon": [{"schemes": []}]}})

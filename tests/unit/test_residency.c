@@ -26,6 +26,16 @@ static void pack_asking(const plan *p, char *typed, int64_t count, char *packed)
     destination_was_cold = kernel_destination_cold((kernel_rows){packed, ROWS, PITCH, PITCH});
 }
 
+#if defined(__x86_64__)
+/* Every line of `bytes` from `at` out of the caches, the flushes done before what follows. */
+static void flush_lines(const char *at, int64_t bytes)
+{
+    for (int64_t i = 0; i < bytes; i += 64)
+        _mm_clflush(at + i);
+    _mm_mfence();
+}
+#endif
+
 int main(void)
 {
     if (kernel_cold_ticks() == 0) {
@@ -45,9 +55,7 @@ int main(void)
         cold_when_row_starts_read = 0, staging_cold = 0, cold_when_flushed_after = 0;
     for (int r = 0; r < ROUNDS; r++) {
         kernel_fill_cached(dst, (int64_t)ROWS * PITCH, r);
-        for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64)
-            _mm_clflush(dst + i);
-        _mm_mfence();
+        flush_lines(dst, (int64_t)ROWS * PITCH);
         /* the flushed lines as a staging of half the L2: never cold, and the probe is not
          * asked (its loads would bring the lines back, and the next probe find them cached);
          * as one larger by a byte, as the probe finds them, and so after the pack */
@@ -55,9 +63,7 @@ int main(void)
         staging_cold += destination_was_cold;
         kernel_pack_staging(&asking, NULL, 1, dst, (int64_t)ROWS * PITCH + 1);
         cold_when_flushed += destination_was_cold;
-        for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64) /* the probe's lines too */
-            _mm_clflush(dst + i);
-        _mm_mfence();
+        flush_lines(dst, (int64_t)ROWS * PITCH); /* the probe's lines too */
         kernel_pack_staging(&asking, NULL, 1, dst, (int64_t)ROWS * PITCH);
         cold_when_flushed_after += kernel_destination_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
         /* 1 MiB written just now: in L2 (L2 is 1 MiB on the AMD EPYC VM, 2 MiB on the Intel
@@ -77,9 +83,7 @@ int main(void)
             kernel_lines_cold((kernel_rows){rewritten, WRITTEN_ROWS, PITCH, PITCH});
         /* flushed, then only the first line of every row read back: one line in 64 cached,
          * the rest in memory (a column walk's leftovers), which streamed stores suit */
-        for (int64_t i = 0; i < (int64_t)ROWS * PITCH; i += 64)
-            _mm_clflush(dst + i);
-        _mm_mfence();
+        flush_lines(dst, (int64_t)ROWS * PITCH);
         for (int64_t row = 0; row < ROWS; row++)
             (void)*(volatile unsigned char *)(dst + row * PITCH);
         cold_when_row_starts_read += kernel_lines_cold((kernel_rows){dst, ROWS, PITCH, PITCH});
