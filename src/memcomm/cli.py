@@ -260,9 +260,6 @@ def bench(args: argparse.Namespace) -> int:
         if args.simulate:
             experiments.check_simulation(experiment)
         planned += [(experiment, engine, program_args, parameters) for engine in engines]
-    note = results.reclaim_note(results.memory_policy())
-    if note and not args.quiet:
-        print(note, file=sys.stderr)
     to_stdout = args.json == "-"
     path = None if to_stdout else experiments.output_path(args.json, args.experiment, build.mpi)
     if path is None:
@@ -295,10 +292,17 @@ def bench(args: argparse.Namespace) -> int:
     written = results.read([path])
     for note in sorted({n for run in written if (n := counters_note(run))}):
         print(note)
+    for reclaim in sorted({r for run in written if (r := reclaim_note(run))}):
+        print(reclaim)
     for a in analyse_runs(written):
         print_analysis(a)
     print(f"\nresults: {path}  (memcomm report {path} -o report/ for plots)")
     return 0
+
+
+def reclaim_note(run: results.Run) -> str | None:
+    """The note for a run during which the kernel paged memory out (results.reclaim_note)."""
+    return results.reclaim_note(run.meta.get("memory_policy", {}))
 
 
 def print_analysis(a: analysis.Analysis) -> None:

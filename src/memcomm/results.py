@@ -101,7 +101,7 @@ def reclaim_note(policy: dict[str, Any]) -> str | None:
     """A line for the user when a DAMON scheme pages memory out during the run."""
     if any("pageout" in m.get("schemes", []) for m in policy.get("damon", [])):
         return (
-            "note: the kernel's DAMON pages out memory it finds cold while this runs "
+            "note: during this run the kernel's DAMON paged out memory it found cold "
             "(/sys/kernel/mm/damon): large arrays may come back through page faults and "
             "slower page walks; compare figures only with runs under the same policy "
             "(recorded in each run's meta record, memory_policy)"

@@ -150,7 +150,7 @@ def test_memory_policy_reads_huge_pages_and_running_damon_schemes(tmp_path: Path
         "damon": [{"operations": "paddr", "schemes": ["pageout", "lru_prio"]}],
     }
     note = results.reclaim_note(policy)
-    assert note is not None and "pages out" in note
+    assert note is not None and "paged out" in note
     results.validate({**META, "memory_policy": policy})
 
 
