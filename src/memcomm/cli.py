@@ -356,6 +356,7 @@ def advice_analysis(
 
 def write_report(runs: list[results.Run], analyses: list[analysis.Analysis], out: str) -> None:
     notes = sorted({n for run in runs if (n := counters_note(run))})
+    notes += sorted({r for run in runs if (r := reclaim_note(run))})
     page = html.write(analyses, [run.meta for run in runs], notes, Path(out))
     print(f"\nreport: {page}")
 

@@ -97,6 +97,17 @@ def memory_policy(mm: Path = Path("/sys/kernel/mm")) -> dict[str, Any]:
     return policy
 
 
+def policy_text(policy: dict[str, Any]) -> str:
+    """The memory policy in a few words, for the report's table of runs."""
+    parts = []
+    if "transparent_hugepage" in policy:
+        parts.append(f"THP {policy['transparent_hugepage']}")
+    for monitor in policy.get("damon", []):
+        schemes = ", ".join(monitor.get("schemes", [])) or "monitor only"
+        parts.append(f"DAMON {monitor.get('operations', '')}: {schemes}".replace(" :", ":"))
+    return "; ".join(parts)
+
+
 def reclaim_note(policy: dict[str, Any]) -> str | None:
     """A line for the user when a DAMON scheme pages memory out during the run."""
     if any("pageout" in m.get("schemes", []) for m in policy.get("damon", [])):

@@ -152,6 +152,11 @@ def test_memory_policy_reads_huge_pages_and_running_damon_schemes(tmp_path: Path
     note = results.reclaim_note(policy)
     assert note is not None and "paged out" in note
     results.validate({**META, "memory_policy": policy})
+    assert results.policy_text(policy) == "THP madvise; DAMON paddr: pageout, lru_prio"
+    assert results.policy_text({"damon": [{"operations": "vaddr", "schemes": []}]}) == (
+        "DAMON vaddr: monitor only"
+    )
+    assert results.policy_text({}) == ""
 
 
 def test_memory_policy_without_reclaim_says_nothing(tmp_path: Path) -> None:

@@ -122,6 +122,25 @@ def test_report_renders_a_page_with_plots(
         assert image.name in page
 
 
+def test_report_names_each_runs_memory_policy_and_the_reclaim(
+    suite_runs: tuple[str, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    _, directory, _ = suite_runs
+    lines = (directory / "copy.jsonl").read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["memory_policy"] = {
+        "transparent_hugepage": "never",
+        "damon": [{"operations": "paddr", "schemes": ["pageout"]}],
+    }
+    reclaimed = tmp_path / "reclaimed.jsonl"
+    reclaimed.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    done = memcomm("report", str(reclaimed), "-o", str(tmp_path / "report"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<th>memory policy</th>" in page and "THP never; DAMON paddr: pageout" in page
+    assert "paged out memory it found cold" in page
+
+
 def test_models_fit_and_validate_loggp_from_the_logp_run(
     suite_runs: tuple[str, Path, dict[str, str]], tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memcomm import results
 from memcomm.report import figures
 from memcomm.report.analysis import Analysis
 
@@ -51,12 +52,25 @@ def write(
             m["date"],
             m["git"],
             m.get("host", ""),
+            results.policy_text(m.get("memory_policy", {})),
         ]
         for m in metas
     ]
     parts.append("<h2>Runs</h2>")
     parts.append(
-        _table(["experiment", "engine", "MPI", "library", "date", "memcomm git", "host"], runs)
+        _table(
+            [
+                "experiment",
+                "engine",
+                "MPI",
+                "library",
+                "date",
+                "memcomm git",
+                "host",
+                "memory policy",
+            ],
+            runs,
+        )
     )
     parts += [f"<p class='note'>{html.escape(note)}</p>" for note in notes]
     parts.append(
