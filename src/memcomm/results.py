@@ -20,7 +20,7 @@ from typing import IO, Any
 import jsonschema
 
 from memcomm import __version__
-from memcomm.runner import MemcommError, project_root
+from memcomm.runner import MemcommError, cpu_model, project_root
 
 SCHEMA_VERSION = 1
 
@@ -69,14 +69,25 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def memory_policy(mm: Path = Path("/sys/kernel/mm")) -> dict[str, Any]:
-    """What the kernel does to a run's memory behind its back, as sysfs shows it (`mm` is
-    /sys/kernel/mm): transparent huge pages (the mode in brackets), and each running DAMON
-    monitor with the actions of its schemes. A `pageout` scheme reclaims pages it finds cold,
-    so a large array idle between repetitions can come back through page faults, and its
-    sampling clears the pages' accessed bits, which each page walk then sets again: both
-    land on the page-walk-bound walks (large transposes) more than on a memcpy. Empty where
-    sysfs says nothing."""
+def _swap_bytes(meminfo: Path) -> int | None:
+    """SwapTotal from /proc/meminfo, in bytes (None where it cannot be read)."""
+    for line in (_read(meminfo) or "").splitlines():
+        if line.startswith("SwapTotal:"):
+            fields = line.split()
+            if len(fields) >= 2 and fields[1].isdigit():
+                return int(fields[1]) * 1024
+    return None
+
+
+def memory_policy(
+    mm: Path = Path("/sys/kernel/mm"), meminfo: Path = Path("/proc/meminfo")
+) -> dict[str, Any]:
+    """What the kernel may do to a run's memory behind its back (`mm` is /sys/kernel/mm):
+    transparent huge pages (the mode in brackets), each running DAMON monitor with the
+    actions of its schemes, and the swap space (SwapTotal). A `pageout` scheme reclaims
+    regions it finds cold; a benchmark's arrays are anonymous memory, which only swap can
+    take, so without swap it pages out nothing of theirs (file pages only: libraries and
+    programs, paid again at the next launch). Empty where neither says anything."""
     policy: dict[str, Any] = {}
     thp = _read(mm / "transparent_hugepage" / "enabled")
     if thp and "[" in thp:
@@ -94,6 +105,9 @@ def memory_policy(mm: Path = Path("/sys/kernel/mm")) -> dict[str, Any]:
             monitors.append({"operations": _read(context / "operations") or "", "schemes": actions})
     if monitors:
         policy["damon"] = monitors
+    swap = _swap_bytes(meminfo)
+    if swap is not None:
+        policy["swap_bytes"] = swap
     return policy
 
 
@@ -105,17 +119,22 @@ def policy_text(policy: dict[str, Any]) -> str:
     for monitor in policy.get("damon", []):
         schemes = ", ".join(monitor.get("schemes", [])) or "monitor only"
         parts.append(f"DAMON {monitor.get('operations', '')}: {schemes}".replace(" :", ":"))
+    if "swap_bytes" in policy:
+        swap = policy["swap_bytes"]
+        parts.append(f"swap {swap / 2**30:.1f} GiB" if swap else "no swap")
     return "; ".join(parts)
 
 
 def reclaim_note(policy: dict[str, Any]) -> str | None:
-    """A line for the user when a DAMON scheme pages memory out during the run."""
-    if any("pageout" in m.get("schemes", []) for m in policy.get("damon", [])):
+    """A line for the user when a DAMON scheme can page a run's arrays out: a pageout scheme
+    runs and there is swap to take anonymous memory (or the swap is unknown)."""
+    pageout = any("pageout" in m.get("schemes", []) for m in policy.get("damon", []))
+    if pageout and policy.get("swap_bytes", 1) > 0:
         return (
-            "note: during this run the kernel's DAMON paged out memory it found cold "
-            "(/sys/kernel/mm/damon): large arrays may come back through page faults and "
-            "slower page walks; compare figures only with runs under the same policy "
-            "(recorded in each run's meta record, memory_policy)"
+            "note: during this run the kernel's DAMON could page out memory it found cold "
+            "(/sys/kernel/mm/damon), and swap was there to take it: arrays idle long enough "
+            "may come back through page faults; compare figures only with runs under the "
+            "same policy (recorded in each run's meta record, memory_policy)"
         )
     return None
 
@@ -136,6 +155,7 @@ def meta_record(
         "git": git_revision(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "host": socket.gethostname(),
+        "cpu": cpu_model(),
         "experiment": experiment,
         "engine": engine,
         "mpi": {"name": mpi_name, "library": mpi_library},

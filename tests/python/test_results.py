@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memcomm import results
+from memcomm import results, runner
 from memcomm.runner import MemcommError
 
 META = results.meta_record(
@@ -138,21 +138,34 @@ def fake_mm(root: Path, thp: str, kdamonds: list[tuple[str, str, list[str]]]) ->
     return root
 
 
-def test_memory_policy_reads_huge_pages_and_running_damon_schemes(tmp_path: Path) -> None:
+def fake_meminfo(root: Path, swap_kib: int) -> Path:
+    path = root / "meminfo"
+    path.write_text(f"MemTotal:       24684544 kB\nSwapTotal:      {swap_kib:8d} kB\n")
+    return path
+
+
+def test_memory_policy_reads_huge_pages_running_damon_schemes_and_swap(tmp_path: Path) -> None:
     mm = fake_mm(
         tmp_path,
         "always [madvise] never",
         [("on", "paddr", ["pageout", "lru_prio"]), ("off", "vaddr", ["pageout"])],
     )
-    policy = results.memory_policy(mm)
+    policy = results.memory_policy(mm, fake_meminfo(tmp_path, 2 * 1024 * 1024))
     assert policy == {
         "transparent_hugepage": "madvise",
         "damon": [{"operations": "paddr", "schemes": ["pageout", "lru_prio"]}],
+        "swap_bytes": 2 * 2**30,
     }
     note = results.reclaim_note(policy)
-    assert note is not None and "paged out" in note
+    assert note is not None and "page out" in note
     results.validate({**META, "memory_policy": policy})
-    assert results.policy_text(policy) == "THP madvise; DAMON paddr: pageout, lru_prio"
+    assert results.policy_text(policy) == (
+        "THP madvise; DAMON paddr: pageout, lru_prio; swap 2.0 GiB"
+    )
+    # without swap a pageout scheme cannot take a run's (anonymous) arrays: no note
+    unswapped = results.memory_policy(mm, fake_meminfo(tmp_path, 0))
+    assert unswapped["swap_bytes"] == 0 and results.reclaim_note(unswapped) is None
+    assert results.policy_text(unswapped).endswith("; no swap")
     assert results.policy_text({"damon": [{"operations": "vaddr", "schemes": []}]}) == (
         "DAMON vaddr: monitor only"
     )
@@ -161,14 +174,15 @@ def test_memory_policy_reads_huge_pages_and_running_damon_schemes(tmp_path: Path
 
 def test_memory_policy_without_reclaim_says_nothing(tmp_path: Path) -> None:
     mm = fake_mm(tmp_path, "[always] madvise never", [("on", "paddr", ["stat"])])
-    policy = results.memory_policy(mm)
+    policy = results.memory_policy(mm, fake_meminfo(tmp_path, 1024))
     assert policy["transparent_hugepage"] == "always"
     assert results.reclaim_note(policy) is None
-    assert results.memory_policy(tmp_path / "absent") == {}
+    assert results.memory_policy(tmp_path / "absent", tmp_path / "absent") == {}
     assert results.reclaim_note({}) is None
 
 
-def test_meta_record_carries_the_memory_policy() -> None:
+def test_meta_record_carries_the_cpu_and_the_memory_policy() -> None:
+    assert META["cpu"] == runner.cpu_model()
     assert isinstance(META["memory_policy"], dict)
     with pytest.raises(MemcommError):
         results.validate({**META, "memory_policy": {"damon": [{"schemes": []}]}})

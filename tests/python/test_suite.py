@@ -131,14 +131,16 @@ def test_report_names_each_runs_memory_policy_and_the_reclaim(
     meta["memory_policy"] = {
         "transparent_hugepage": "never",
         "damon": [{"operations": "paddr", "schemes": ["pageout"]}],
+        "swap_bytes": 2**30,
     }
     reclaimed = tmp_path / "reclaimed.jsonl"
     reclaimed.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
     done = memcomm("report", str(reclaimed), "-o", str(tmp_path / "report"))
     assert done.returncode == 0, done.stderr
     page = (tmp_path / "report" / "index.html").read_text()
-    assert "<th>memory policy</th>" in page and "THP never; DAMON paddr: pageout" in page
-    assert "paged out memory it found cold" in page
+    assert "<th>memory policy</th>" in page
+    assert "THP never; DAMON paddr: pageout; swap 1.0 GiB" in page
+    assert "could page out memory it found cold" in page
 
 
 def test_models_fit_and_validate_loggp_from_the_logp_run(

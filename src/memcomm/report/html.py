@@ -52,6 +52,7 @@ def write(
             m["date"],
             m["git"],
             m.get("host", ""),
+            m.get("cpu", ""),
             results.policy_text(m.get("memory_policy", {})),
         ]
         for m in metas
@@ -67,6 +68,7 @@ def write(
                 "date",
                 "memcomm git",
                 "host",
+                "CPU",
                 "memory policy",
             ],
             runs,
