@@ -17,7 +17,7 @@ s8|s4) # streamed strips 8 or 4 input lines wide where both sides are cold, not 
   sed -i "s/TRANSPOSE_STREAM_COLD ? 16 :/TRANSPOSE_STREAM_COLD ? ${name#s} :/" lib/plan/plan.h ;;
 nt32) # streamed stores wherever output rows are 32-byte aligned (AVX2 only: unsafe with AVX-512)
   sed -i 's/                        dp % 64 == 0 \&\& (uintptr_t)dst % (ELEM) == 0;  /                        dp % 32 == 0 \&\& (uintptr_t)dst % 32 == 0;/' lib/kernel/transpose.c ;;
-f16|lanes|pf2)
+f16|lanes|pf2|edgec|noedge)
   echo "$name: an edit by hand, described in README.md" >&2; exit 2 ;;
 *) echo "unknown variant $name" >&2; exit 2 ;;
 esac
