@@ -290,19 +290,20 @@ def bench(args: argparse.Namespace) -> int:
     if path is None:
         return 0
     written = results.read([path])
-    for note in sorted({n for run in written if (n := counters_note(run))}):
+    for note in run_notes(written):
         print(note)
-    for reclaim in sorted({r for run in written if (r := reclaim_note(run))}):
-        print(reclaim)
     for a in analyse_runs(written):
         print_analysis(a)
     print(f"\nresults: {path}  (memcomm report {path} -o report/ for plots)")
     return 0
 
 
-def reclaim_note(run: results.Run) -> str | None:
-    """The note for a run during which the kernel paged memory out (results.reclaim_note)."""
-    return results.reclaim_note(run.meta.get("memory_policy", {}))
+def run_notes(runs: list[results.Run]) -> list[str]:
+    """What the runs said of hardware counters, then of memory the kernel could page out
+    during them (results.reclaim_note), each line once."""
+    counters = {n for run in runs if (n := counters_note(run))}
+    reclaims = {r for run in runs if (r := results.reclaim_note(run.meta.get("memory_policy", {})))}
+    return sorted(counters) + sorted(reclaims)
 
 
 def print_analysis(a: analysis.Analysis) -> None:
@@ -355,9 +356,7 @@ def advice_analysis(
 
 
 def write_report(runs: list[results.Run], analyses: list[analysis.Analysis], out: str) -> None:
-    notes = sorted({n for run in runs if (n := counters_note(run))})
-    notes += sorted({r for run in runs if (r := reclaim_note(run))})
-    page = html.write(analyses, [run.meta for run in runs], notes, Path(out))
+    page = html.write(analyses, [run.meta for run in runs], run_notes(runs), Path(out))
     print(f"\nreport: {page}")
 
 
