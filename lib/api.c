@@ -39,7 +39,7 @@ EXPORT int memcomm_pack(const void *inbuf, MPI_Count incount, MPI_Datatype datat
     int rc, error_class = MPI_SUCCESS;
     int64_t pos = position ? *position : 0;
     if (settled(engine_pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
-                            &error_class),
+                            &error_class, NULL),
                 &pos, position, &error_class, &rc))
         return rc;
 #if MEMCOMM_HAVE_LARGE_COUNT
@@ -62,7 +62,7 @@ EXPORT int memcomm_unpack(const void *inbuf, MPI_Count insize, MPI_Count *positi
     int rc, error_class = MPI_SUCCESS;
     int64_t pos = position ? *position : 0;
     if (settled(engine_unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype,
-                              &error_class),
+                              &error_class, NULL),
                 &pos, position, &error_class, &rc))
         return rc;
 #if MEMCOMM_HAVE_LARGE_COUNT

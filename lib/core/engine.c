@@ -45,8 +45,51 @@ static engine_outcome counted(engine_outcome outcome)
     return outcome;
 }
 
+/* The path of an admitted call: true when it goes to the MPI's own (`mpi` then holds what
+ * engine_mpi_done records, and the analysis if timed); false for memcomm's kernel, `*choice`
+ * saying whether to time it. Without `mpi` (the public API) always memcomm's kernel. */
+static bool mpi_takes(analysis *a, path_use use, int64_t bytes, engine_mpi_path *mpi,
+                      send_choice *choice)
+{
+    if (!mpi) {
+        *choice = (send_choice){.path = SEND_PACKED, .trial = -1};
+        return false;
+    }
+    *choice = sendpath_choose(a, use, bytes, 2, TRIAL_SEND);
+    if (choice->path != SEND_BY_MPI)
+        return false;
+    mpi->choice = *choice;
+    mpi->timed = choice->timed ? a : NULL;
+    if (!choice->timed)
+        analysis_release(a);
+    mpi->start = choice->timed ? PMPI_Wtime() : 0;
+    return true;
+}
+
+void engine_mpi_done(engine_mpi_path *mpi, int rc)
+{
+    if (!mpi->timed)
+        return;
+    if (rc == MPI_SUCCESS)
+        sendpath_record(mpi->timed, &mpi->choice, PMPI_Wtime() - mpi->start);
+    analysis_release(mpi->timed);
+    mpi->timed = NULL;
+}
+
+/* memcomm's kernel did the call: time it if asked, and let the analysis go. */
+static engine_outcome kernel_done(analysis *a, const send_choice *choice, double start,
+                                  int64_t bytes)
+{
+    if (choice->timed)
+        sendpath_record(a, choice, PMPI_Wtime() - start);
+    analysis_release(a);
+    stats_handled(bytes);
+    return ENGINE_DONE;
+}
+
 engine_outcome engine_pack(const void *inbuf, int64_t incount, MPI_Datatype type, void *outbuf,
-                           int64_t outsize, int64_t *position, int *error_class)
+                           int64_t outsize, int64_t *position, int *error_class,
+                           engine_mpi_path *mpi)
 {
     analysis *a;
     int64_t bytes;
@@ -56,15 +99,18 @@ engine_outcome engine_pack(const void *inbuf, int64_t incount, MPI_Datatype type
         return counted(outcome);
     if (config_get()->explain)
         explain_first_call(a, incount, "MPI_Pack");
+    send_choice choice;
+    if (mpi_takes(a, USE_PACK, bytes, mpi, &choice))
+        return ENGINE_BY_MPI;
+    const double start = choice.timed ? PMPI_Wtime() : 0;
     a->plan.pack(&a->plan, (char *)inbuf, incount, (char *)outbuf + *position);
     *position += bytes;
-    analysis_release(a);
-    stats_handled(bytes);
-    return ENGINE_DONE;
+    return kernel_done(a, &choice, start, bytes);
 }
 
 engine_outcome engine_unpack(const void *inbuf, int64_t insize, int64_t *position, void *outbuf,
-                             int64_t outcount, MPI_Datatype type, int *error_class)
+                             int64_t outcount, MPI_Datatype type, int *error_class,
+                             engine_mpi_path *mpi)
 {
     analysis *a;
     int64_t bytes;
@@ -78,9 +124,11 @@ engine_outcome engine_unpack(const void *inbuf, int64_t insize, int64_t *positio
         return counted(outcome);
     if (config_get()->explain)
         explain_first_call(a, outcount, "MPI_Unpack");
+    send_choice choice;
+    if (mpi_takes(a, USE_UNPACK, bytes, mpi, &choice))
+        return ENGINE_BY_MPI;
+    const double start = choice.timed ? PMPI_Wtime() : 0;
     a->plan.unpack(&a->plan, (char *)outbuf, outcount, (char *)inbuf + *position);
     *position += bytes;
-    analysis_release(a);
-    stats_handled(bytes);
-    return ENGINE_DONE;
+    return kernel_done(a, &choice, start, bytes);
 }

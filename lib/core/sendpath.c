@@ -30,10 +30,12 @@ typedef struct {
     int sampled[TRIAL_SIDES];                              /* since the decision */
 } size_class_state;
 
-/* per use, made at its first choice: most types are measured in one or two uses */
+/* per use and size class, made at its first choice: most types are measured in one or two
+ * uses and a size class or two (a class's state is about 1 KiB, and the constructions cache
+ * keeps up to 256 analyses) */
 struct sendpath_table {
     pthread_mutex_t lock;
-    size_class_state *classes[PATH_USES];
+    size_class_state *classes[PATH_USES][SIZE_CLASSES];
 };
 
 /* powers of two: messages within a factor of two share a measurement */
@@ -65,15 +67,14 @@ static sendpath_table *table_of(analysis *a)
     return fresh;
 }
 
-/* A use's size classes, made undecided at the first call that asks (under the table's lock);
+/* A use's size class, made undecided at the first call that asks (under the table's lock);
  * NULL when memory is short. */
-static size_class_state *classes_of(sendpath_table *t, path_use use)
+static size_class_state *class_of(sendpath_table *t, path_use use, int size_class)
 {
-    if (!t->classes[use] &&
-        (t->classes[use] = mc_calloc(SIZE_CLASSES, sizeof(size_class_state))))
-        for (int c = 0; c < SIZE_CLASSES; c++)
-            t->classes[use][c].decided = UNDECIDED;
-    return t->classes[use];
+    size_class_state **s = &t->classes[use][size_class];
+    if (!*s && (*s = mc_calloc(1, sizeof **s)))
+        (*s)->decided = UNDECIDED;
+    return *s;
 }
 
 /* Trials run in blocks of SENDPATH_TRIALS_EACH turns of one path, a turn being a send and a
@@ -122,12 +123,11 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
         paths > SENDPATH_MAX_PATHS)
         return choice;
     pthread_mutex_lock(&t->lock);
-    size_class_state *s = classes_of(t, use);
+    size_class_state *s = class_of(t, use, choice.size_class);
     if (!s) {
         pthread_mutex_unlock(&t->lock);
         return choice;
     }
-    s += choice.size_class;
     if (!s->paths)
         s->paths = paths;
     if (s->decided != UNDECIDED) {
@@ -161,11 +161,24 @@ static const char *const use_names[PATH_USES] = {
     [USE_ALLGATHERV] = "Allgatherv",
     [USE_NEIGHBOR_ALLGATHER] = "Neighbor_allgather",
     [USE_NEIGHBOR_ALLGATHERV] = "Neighbor_allgatherv",
+    [USE_PACK] = "MPI_Pack",
+    [USE_UNPACK] = "MPI_Unpack",
 };
 
-static const char *path_name(int path, int paths)
+static bool packs_itself(path_use use) { return use == USE_PACK || use == USE_UNPACK; }
+
+static const char *path_name(int path, int paths, path_use use)
 {
-    return path == paths - 1 ? "the MPI's own" : path == 0 ? "packed" : "packed, long blocks too";
+    if (path == paths - 1)
+        return "the MPI's own";
+    if (packs_itself(use))
+        return "memcomm's kernel";
+    return path == 0 ? "packed" : "packed, long blocks too";
+}
+
+static const char *side_name(int side, path_use use)
+{
+    return packs_itself(use) ? "call" : side == TRIAL_SEND ? "send" : "receive";
 }
 
 /* MEMCOMM_EXPLAIN=1: each path's usual times and the one chosen, so that a user (or we) can
@@ -176,12 +189,13 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
     char text[1024];
     size_t len = 0;
     for (int p = 0; p < s->paths; p++) {
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s:", path_name(p, s->paths));
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s:",
+                                path_name(p, s->paths, use));
         for (int side = 0; side < TRIAL_SIDES; side++) {
             const double usual = trials_usual(s->trials, s->recorded, p, side);
             if (usual > 0 && len < sizeof text)
                 len += (size_t)snprintf(text + len, sizeof text - len, " %s %.1f us (median)",
-                                        side == TRIAL_SEND ? "send" : "receive", usual * 1e6);
+                                        side_name(side, use), usual * 1e6);
         }
         if (len < sizeof text)
             len += (size_t)snprintf(text + len, sizeof text - len, "\n");
@@ -193,12 +207,12 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
         snprintf(text + len, sizeof text - len,
                  "chose %s (the last round: a path within %.1fx of another is left to the MPI's "
                  "own, as nothing measures it again)",
-                 path_name(s->decided, s->paths), TRIALS_CLOSE);
+                 path_name(s->decided, s->paths, use), TRIALS_CLOSE);
     else if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
                  "chose %s (another path must beat the MPI's own by %.0f%% of the summed "
                  "medians, or by %.0f%% with its trials faster call by call)",
-                 path_name(s->decided, s->paths), TRIALS_MARGIN * 100,
+                 path_name(s->decided, s->paths, use), TRIALS_MARGIN * 100,
                  TRIALS_MARGIN_SEPARATED * 100);
     char what[96];
     snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
@@ -259,9 +273,9 @@ static void explain_overtaken(const size_class_state *s, path_use use, int size_
             len += (size_t)snprintf(
                 text + len, sizeof text - len,
                 "%s: %s %.1f us (median of the latest %d), %s %.1f us in the trials\n",
-                side == TRIAL_SEND ? "send" : "receive", path_name(s->decided, s->paths),
+                side_name(side, use), path_name(s->decided, s->paths, use),
                 trials_usual(s->samples[side], TRIALS_OVERTAKEN_SAMPLES, s->decided, side) * 1e6,
-                TRIALS_OVERTAKEN_SAMPLES, path_name(s->paths - 1, s->paths), own * 1e6);
+                TRIALS_OVERTAKEN_SAMPLES, path_name(s->paths - 1, s->paths, use), own * 1e6);
     }
     if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
@@ -303,7 +317,7 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     if (!c->timed || !t)
         return;
     pthread_mutex_lock(&t->lock);
-    size_class_state *s = t->classes[c->use] + c->size_class; /* made by the choice */
+    size_class_state *s = t->classes[c->use][c->size_class]; /* made by the choice */
     if (c->round != s->round) {
         /* timed for a round since ended */
     } else if (c->trial >= 0) {
@@ -328,8 +342,8 @@ int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int un
     if (!t)
         return undecided;
     pthread_mutex_lock(&t->lock);
-    const size_class_state *classes = t->classes[use];
-    const int decided = classes ? classes[size_class(bytes)].decided : UNDECIDED;
+    const size_class_state *s = t->classes[use][size_class(bytes)];
+    const int decided = s ? s->decided : UNDECIDED;
     pthread_mutex_unlock(&t->lock);
     return decided == UNDECIDED || decided >= paths ? undecided : decided;
 }
@@ -339,7 +353,8 @@ void sendpath_free(analysis *a)
     sendpath_table *t = atomic_load(&a->send_paths);
     if (t) {
         for (int u = 0; u < PATH_USES; u++)
-            free(t->classes[u]);
+            for (int c = 0; c < SIZE_CLASSES; c++)
+                free(t->classes[u][c]);
         pthread_mutex_destroy(&t->lock);
         free(t);
     }

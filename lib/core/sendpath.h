@@ -1,6 +1,7 @@
 /* sendpath: whether memcomm packs a message of a type it carries, or leaves it to the MPI's own
  * datatype path, measured per type and message size; likewise for each collective memcomm
- * carries (a "use": the same type may win in a send and lose in an Alltoall).
+ * carries and for MPI_Pack and MPI_Unpack (a "use": the same type may win in a send and lose
+ * in an Alltoall, and memcomm's kernel may lose to the MPI's own pack of some layouts).
  *
  * Packing costs copies of its own: pack, the contiguous transfer, unpack, one after the
  * other, where an MPI that pipelines its datatype engine (Open MPI) packs into the transport
@@ -27,8 +28,9 @@
 
 typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
-/* What is timed: a point-to-point send or receive, or a collective (the whole call, every rank's
- * packing and unpacking included), keyed by the analysis of its largest packed block. */
+/* What is timed: a point-to-point send or receive, a collective (the whole call, every rank's
+ * packing and unpacking included, keyed by the analysis of its largest packed block), or one
+ * MPI_Pack or MPI_Unpack call. */
 typedef enum {
     USE_POINT_TO_POINT,
     USE_ALLTOALL,
@@ -46,6 +48,8 @@ typedef enum {
     USE_ALLGATHERV,
     USE_NEIGHBOR_ALLGATHER,
     USE_NEIGHBOR_ALLGATHERV,
+    USE_PACK, /* MPI_Pack: memcomm's kernel or the MPI's own, one side (TRIAL_SEND) */
+    USE_UNPACK,
     PATH_USES
 } path_use;
 
@@ -75,7 +79,7 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
  * in its first round is measured again at once (lib/base/trials.h says why). A path, once
  * decided, has every SENDPATH_SAMPLE_EVERY-th blocking call on each side timed against its
  * trials' usual time: when SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER
- * times that (SENDPATH_SLOWER_COLLECTIVE for a collective), or a close decision's path is
+ * times that (SENDPATH_SLOWER_COLLECTIVE for any other use), or a close decision's path is
  * overtaken (trials_overtaken: its latest samples slower than the MPI's own path was in the
  * trials), the trials run again (at most SENDPATH_ROUNDS rounds; the last round, which nothing
  * samples, leaves a close decision to the MPI's own path). That is how the ends of an exchange

@@ -1,5 +1,7 @@
 /* MPI_Pack / MPI_Unpack and the MPI-4 _c variants: kill switch -> engine -> the MPI.
- * One definition per direction, instantiated for int and MPI_Count arguments. */
+ * One definition per direction, instantiated for int and MPI_Count arguments. The engine
+ * packs with memcomm's kernel or, where its trials found the MPI's own call faster for this
+ * type and size, answers ENGINE_BY_MPI (lib/core/engine.h). */
 #include "../core/config.h"
 #include "../base/mpiutil.h"
 #include "../core/engine.h"
@@ -16,12 +18,18 @@ static int raise_on(MPI_Comm comm, int error_class)
         return MPI_CALL;                                                                       \
     int64_t pos = *position;                                                                   \
     int error_class;                                                                           \
+    engine_mpi_path by_mpi;                                                                    \
     switch (ENGINE_CALL) {                                                                     \
     case ENGINE_DONE:                                                                          \
         *position = (POS_T)pos; /* fits: pos <= the buffer size argument */                    \
         return MPI_SUCCESS;                                                                    \
     case ENGINE_ERROR:                                                                         \
         return raise_on(comm, error_class);                                                    \
+    case ENGINE_BY_MPI: {                                                                      \
+        const int rc = MPI_CALL;                                                               \
+        engine_mpi_done(&by_mpi, rc);                                                          \
+        return rc;                                                                             \
+    }                                                                                          \
     case ENGINE_DECLINED:                                                                      \
         break;                                                                                 \
     }                                                                                          \
@@ -31,7 +39,8 @@ static int raise_on(MPI_Comm comm, int error_class)
     EXPORT int NAME(const void *inbuf, COUNT_T incount, MPI_Datatype datatype, void *outbuf,   \
                     COUNT_T outsize, COUNT_T *position, MPI_Comm comm)                         \
     {                                                                                          \
-        DISPATCH(engine_pack(inbuf, incount, datatype, outbuf, outsize, &pos, &error_class),   \
+        DISPATCH(engine_pack(inbuf, incount, datatype, outbuf, outsize, &pos, &error_class,    \
+                             &by_mpi),                                                         \
                  PNAME(inbuf, incount, datatype, outbuf, outsize, position, comm), COUNT_T)    \
     }
 
@@ -39,7 +48,8 @@ static int raise_on(MPI_Comm comm, int error_class)
     EXPORT int NAME(const void *inbuf, COUNT_T insize, COUNT_T *position, void *outbuf,        \
                     COUNT_T outcount, MPI_Datatype datatype, MPI_Comm comm)                    \
     {                                                                                          \
-        DISPATCH(engine_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, &error_class), \
+        DISPATCH(engine_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, &error_class,  \
+                               &by_mpi),                                                       \
                  PNAME(inbuf, insize, position, outbuf, outcount, datatype, comm), COUNT_T)    \
     }
 

@@ -945,8 +945,8 @@ def parser() -> argparse.ArgumentParser:
                 "--methods",
                 default="",
                 help="pack: only these methods, comma-separated (memcpy, lines, mpi, manual, "
-                "manual-blocked, memcomm; default all): each leaves its arrays in the caches "
-                "the next one finds",
+                "manual-blocked, memcomm, interposed; default all): each leaves its arrays in "
+                "the caches the next one finds",
             )
             p.add_argument(
                 "--cache",

@@ -74,7 +74,15 @@ def test_bench_pack_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     runs = results.read([out])
     records = [runs[0].result(r) for r in runs[0].results]
     methods = {r["method"] for r in records}
-    assert methods == {"memcpy", "lines", "mpi", "manual", "manual-blocked", "memcomm"}
+    assert methods == {
+        "memcpy",
+        "lines",
+        "mpi",
+        "manual",
+        "manual-blocked",
+        "memcomm",
+        "interposed",
+    }
     assert {r["direction"] for r in records} == {"pack", "unpack"}
     patterns = {r["pattern"] for r in records}
     for kind in ("transpose", "column", "face", "struct", "particles", "FFT", "LU"):

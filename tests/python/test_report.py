@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from memcomm import report
-from memcomm.report import analysis
+from memcomm.report import analysis, tables
 
 
 def record(
@@ -84,6 +84,16 @@ def test_pack_table_leaves_out_the_ratios_to_methods_not_run() -> None:
     assert cells[-3:] == ["-", "50%", "-"]
     text = report.across_mpis([{**r, "mpi": "mpich"} for r in [record("memcomm", [0.004])]])
     assert text.splitlines()[3].split()[1:6] == ["8.00", "-", "2.00", "-", "-"]
+
+
+def test_pack_table_shows_the_interposed_calls_only_where_timed() -> None:
+    timed = [record("mpi", [0.004]), record("memcomm", [0.008]), record("interposed", [0.004])]
+    header, body = tables.pack_columns(report.pack_rows(timed))
+    assert "interposed GB/s" in header and header[-1] == "interposed/MPI"
+    assert body[0][header.index("interposed GB/s")] == "2.00"
+    assert body[0][-1] == "1.00x" and body[0][header.index("memcomm/MPI")] == "0.50x"
+    header, _ = tables.pack_columns(report.pack_rows(timed[:2]))
+    assert not any("interposed" in h for h in header)
 
 
 def test_summary_gives_geomean_and_worst_pattern() -> None:

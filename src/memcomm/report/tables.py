@@ -92,12 +92,16 @@ def pack_columns(
     """GB/s of every method (of the packed bytes) and memcomm's ratios to the baselines.
 
     `memcomm/lines` is memcomm's bandwidth as a share of reading the touched cache lines once:
-    for sparse layouts that, not memcpy, is the ceiling.
+    for sparse layouts that, not memcpy, is the ceiling. Where the run timed them, the
+    interposed MPI_Pack/MPI_Unpack (memcomm's kernel or the MPI's own call, as its trials
+    chose) get a column and their ratio to the MPI's.
     """
-    methods = ["mpi", "manual", "manual-blocked", "memcomm"]
+    interposed = any(r.has("interposed", direction) for r in rows)
+    methods = ["mpi", "manual", "manual-blocked", "memcomm"] + ["interposed"] * interposed
     header = ["pattern", "MB", "memcpy", "lines", *methods]
     header = [h if h in ("pattern", "MB") else f"{h} GB/s" for h in header]
     header += ["memcomm/MPI", "memcomm/memcpy", "memcomm/lines"]
+    header += ["interposed/MPI"] * interposed
     if direction == "unpack":
         header.append("unpack/pack")
     body = []
@@ -111,6 +115,9 @@ def pack_columns(
             f"{r.ratio('memcomm', 'memcpy', direction) * 100:.0f}%" if r.has("memcpy") else "-",
             f"{r.ratio('memcomm', 'lines', direction) * 100:.0f}%" if r.has("lines") else "-",
         ]
+        if interposed:
+            measured = r.has("interposed", direction) and r.has("mpi", direction)
+            cells.append(f"{r.ratio('interposed', 'mpi', direction):.2f}x" if measured else "-")
         if direction == "unpack":
             cells.append(f"{r.seconds('memcomm', 'pack') / r.seconds('memcomm', 'unpack'):.2f}")
         body.append(cells)
