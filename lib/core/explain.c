@@ -184,9 +184,23 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         else
             snprintf(strips, sizeof strips, "%lld input line%s wide", cached,
                      cached == 1 ? "" : "s");
+        /* where the stores stream, how the packed rows (n elements) meet the lines */
+        char rows_text[256] = "";
+        const long long out_pitch = (long long)(n * d.block);
+        if ((tr.stream || tr.probe) && out_pitch % 64 != 0)
+            snprintf(rows_text, sizeof rows_text,
+                     out_pitch % 16 == 0 &&
+                             kernel_transpose_composes(d.block, kernel_transpose_bytes(p))
+                         ? "; packed rows %lld B apart start part way into a line: each line "
+                           "streamed is put together from two micro-tiles (at a packing "
+                           "position that is a multiple of 16 B), a band's first and last "
+                           "stored cached"
+                         : "; packed rows %lld B apart start part way into a line and share "
+                           "lines: stored cached",
+                     out_pitch);
         put(&s, "kernel: transpose: the outer dim steps by one %lld B element and the inner one "
                 "by a %lld B row, so %lld-byte SIMD registers transpose whole lines; bands of "
-                "%lld rows: %s, each walked in strips %s; %s\n",
+                "%lld rows: %s, each walked in strips %s; %s%s\n",
             (long long)d.block, (long long)(stride < 0 ? -stride : stride),
             (long long)kernel_transpose_bytes(p), (long long)tr.tile, bands,
             strips,
@@ -196,7 +210,8 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                   "the caches at the call, else cached, with the source's lines ahead prefetched "
                   "if a few of them are out: the call moves at least a quarter of what the L2 "
                   "holds and less than the streaming threshold"
-                : "cached stores: the call moves less than a quarter of what the L2 holds");
+                : "cached stores: the call moves less than a quarter of what the L2 holds",
+            rows_text);
     }
     else if (blocked)
         put(&s, "kernel: blocked: the walk is out of order (outer steps finer than "

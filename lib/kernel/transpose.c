@@ -34,9 +34,28 @@ edge(const char *src, int64_t sp, char *dst, int64_t dp, int64_t r0, int64_t r1,
 
 #if MEMCOMM_X86
 
+/* How a walk's output lines go out: whole at line-aligned addresses, streamed (`nt`) or
+ * cached; or `composed` (AVX2 kernels), where the output rows start a quarter, half or three
+ * quarters into a line (a row pitch that is a multiple of 16 bytes but not of 64: 1000
+ * floats, 1004 doubles, 1002 complex doubles), so that each micro-tile's 64 bytes of an output
+ * column straddle two lines. Then the line holding the end of the micro-tile above and the
+ * start of this one is put together from the quarters the one above left in `carry`, and
+ * streamed whole; only the part lines at a band's top and bottom are stored cached. A
+ * streamed store of part of a line costs a partial write to memory, and cached stores a
+ * read for ownership: on the AMD Zen 3 VM (caches flushed) 1000^2 floats, whose rows are
+ * half a line off, packed at 1.2-1.7 GB/s with cached stores and 3.4-4.7 composed, against
+ * 5.1-5.9 for 1008^2, whose rows are whole lines (a throwaway program, alternated). The
+ * AVX-512 kernels store such rows cached (not measured on a machine that has it). */
+typedef struct {
+    bool nt, composed;
+    bool band_top;       /* composed: the band's first micro-tile row, nothing carried yet */
+    __m256d (*carry)[2]; /* composed: per output column of the strip, the 64 bytes above */
+    int64_t column;      /* composed: the strip column of the micro-tile's first output column */
+} line_out;
+
 /* 8 rows x 8 doubles -> 8 output lines of 8 (AVX-512). */
 __attribute__((target("avx512f"), always_inline)) static inline void
-micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m512d r[8], t[8], u[8];
     for (int i = 0; i < 8; i++)
@@ -54,7 +73,7 @@ micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
     for (int i = 0; i < 4; i++) { /* column i and column i + 4 */
         __m512d lo = _mm512_shuffle_f64x2(u[i], u[i + 4], 0x88);
         __m512d hi = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
-        if (nt) {
+        if (o->nt) {
             _mm512_stream_pd((double *)(d + i * dp), lo);
             _mm512_stream_pd((double *)(d + (i + 4) * dp), hi);
         } else {
@@ -68,7 +87,7 @@ micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
  * once, so rows a power-of-two pitch apart, which share an L1 set, never evict a line before
  * its second half is used (as 8-float AVX2 loads of 16 such rows would in a 12-way L1). */
 __attribute__((target("avx512f"), always_inline)) static inline void
-micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m512 r[16], t[16], u[16];
     for (int i = 0; i < 16; i++)
@@ -94,7 +113,7 @@ micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
                          _mm512_shuffle_f32x4(odd01, odd23, 0xdd)};
         for (int lane = 0; lane < 4; lane++) {
             float *line = (float *)(d + (4 * lane + k) * dp);
-            if (nt)
+            if (o->nt)
                 _mm512_stream_ps(line, row[lane]);
             else
                 _mm512_storeu_ps(line, row[lane]);
@@ -116,6 +135,49 @@ store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
     }
 }
 
+/* A quarter (16 bytes) of a 64-byte line held as two 32-byte halves. */
+__attribute__((target("avx2"), always_inline)) static inline __m128d
+quarter_of(const __m256d half[2], int q)
+{
+    return q % 2 ? _mm256_extractf128_pd(half[q / 2], 1) : _mm256_castpd256_pd128(half[q / 2]);
+}
+
+/* One micro-tile's 64 bytes of output column k at `at`, by `o` (line_out, above): stored whole,
+ * or composed with the quarters the micro-tile above left for that column. */
+__attribute__((target("avx2"), always_inline)) static inline void
+put_line_avx2(const line_out *o, int k, char *at, __m256d first, __m256d second)
+{
+    const int shift = o->composed ? (int)((uintptr_t)at % 64 / 16) : 0;
+    if (!shift) {
+        store_line_avx2(at, first, second, o->nt);
+        return;
+    }
+    __m256d *above = o->carry[o->column + k];
+    const __m256d here[2] = {first, second};
+    if (o->band_top) { /* the line's start is the band above's: both store their part cached */
+        for (int q = 0; q < 4 - shift; q++)
+            _mm_storeu_pd((double *)(at + 16 * q), quarter_of(here, q));
+    } else {
+        char *line = at - 16 * shift;
+        for (int q = 0; q < shift; q++)
+            _mm_stream_pd((double *)(line + 16 * q), quarter_of(above, 4 - shift + q));
+        for (int q = 0; q < 4 - shift; q++)
+            _mm_stream_pd((double *)(at + 16 * q), quarter_of(here, q));
+    }
+    above[0] = first;
+    above[1] = second;
+}
+
+/* The end of a band, composed: each output column's last quarters the lines below would
+ * have taken, stored cached (`at`: the column's 64 bytes of the band's last micro-tile). */
+__attribute__((target("avx2"), always_inline)) static inline void
+finish_column_avx2(char *at, const __m256d above[2])
+{
+    const int shift = (int)((uintptr_t)at % 64 / 16);
+    for (int q = 4 - shift; q < 4 && shift; q++)
+        _mm_storeu_pd((double *)(at + 16 * q), quarter_of(above, q));
+}
+
 /* 4 rows x 4 doubles, transposed in registers (AVX2). */
 __attribute__((target("avx2"), always_inline)) static inline void
 transpose_d4x4_avx2(const char *s, int64_t sp, __m256d out[4])
@@ -134,13 +196,13 @@ transpose_d4x4_avx2(const char *s, int64_t sp, __m256d out[4])
 /* 8 rows x 4 doubles -> 4 output lines of 8: two 4x4 transposes, each line stored whole
  * (its two halves back to back, which keeps write-combining buffers from splitting it). */
 __attribute__((target("avx2"), always_inline)) static inline void
-micro_d8x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_d8x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m256d top[4], bottom[4];
     transpose_d4x4_avx2(s, sp, top);
     transpose_d4x4_avx2(s + 4 * sp, sp, bottom);
     for (int i = 0; i < 4; i++)
-        store_line_avx2(d + i * dp, top[i], bottom[i], nt);
+        put_line_avx2(o, i, d + i * dp, top[i], bottom[i]);
 }
 
 /* 8 rows x 8 floats, transposed in registers (AVX2). */
@@ -168,13 +230,13 @@ transpose_f8x8_avx2(const char *s, int64_t sp, __m256 out[8])
 
 /* 16 rows x 8 floats -> 8 output lines of 16. */
 __attribute__((target("avx2"), always_inline)) static inline void
-micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_f16x8_avx2(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m256 top[8], bottom[8];
     transpose_f8x8_avx2(s, sp, top);
     transpose_f8x8_avx2(s + 8 * sp, sp, bottom);
     for (int i = 0; i < 8; i++)
-        store_line_avx2(d + i * dp, _mm256_castps_pd(top[i]), _mm256_castps_pd(bottom[i]), nt);
+        put_line_avx2(o, i, d + i * dp, _mm256_castps_pd(top[i]), _mm256_castps_pd(bottom[i]));
 }
 
 /* 8 rows x 8 floats from 16-byte loads: each register holds a quarter of row i in its low
@@ -209,7 +271,7 @@ transpose_f8x8_lanes(const char *s, int64_t sp, __m256 out[8])
  * in use at once, then rows 8..15, each output line stored whole. 32 registers hold the
  * halves waiting for their other half (AVX-512VL). */
 __attribute__((target("avx512f,avx512vl"), always_inline)) static inline void
-micro_f16x16_lanes(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_f16x16_lanes(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m256 left[8], right[8], bottom[8];
     transpose_f8x8_lanes(s, sp, left);
@@ -219,14 +281,14 @@ micro_f16x16_lanes(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
         const __m256 *top = half ? right : left;
         for (int i = 0; i < 8; i++)
             store_line_avx2(d + (8 * half + i) * dp, _mm256_castps_pd(top[i]),
-                            _mm256_castps_pd(bottom[i]), nt);
+                            _mm256_castps_pd(bottom[i]), o->nt);
     }
 }
 
 /* 4 rows x 4 16-byte elements (complex doubles) -> 4 output lines of 4 (AVX2): each 2 x 2
  * block of elements swaps its off-diagonal halves, one 128-bit permute per half line. */
 __attribute__((target("avx2"), always_inline)) static inline void
-micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m256d r[4][2]; /* row i, columns 2h and 2h + 1 in r[i][h] */
     for (int i = 0; i < 4; i++) {
@@ -234,10 +296,11 @@ micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
         r[i][1] = _mm256_loadu_pd((const double *)(s + i * sp + 32));
     }
     for (int h = 0; h < 2; h++) { /* output lines 2h and 2h + 1: those columns of rows 0..3 */
-        store_line_avx2(d + 2 * h * dp, _mm256_permute2f128_pd(r[0][h], r[1][h], 0x20),
-                        _mm256_permute2f128_pd(r[2][h], r[3][h], 0x20), nt);
-        store_line_avx2(d + (2 * h + 1) * dp, _mm256_permute2f128_pd(r[0][h], r[1][h], 0x31),
-                        _mm256_permute2f128_pd(r[2][h], r[3][h], 0x31), nt);
+        put_line_avx2(o, 2 * h, d + 2 * h * dp, _mm256_permute2f128_pd(r[0][h], r[1][h], 0x20),
+                      _mm256_permute2f128_pd(r[2][h], r[3][h], 0x20));
+        put_line_avx2(o, 2 * h + 1, d + (2 * h + 1) * dp,
+                      _mm256_permute2f128_pd(r[0][h], r[1][h], 0x31),
+                      _mm256_permute2f128_pd(r[2][h], r[3][h], 0x31));
     }
 }
 
@@ -247,7 +310,7 @@ micro_z4x4_avx2(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
  * 512^2-2048^2 complex doubles, AMD EPYC VM, three alternations) 12.6-13.9 GB/s, against
  * 9.4-10.6 with micro_z4x4_avx2 (`MEMCOMM_SIMD_BYTES=32`). */
 __attribute__((target("avx512f"), always_inline)) static inline void
-micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
+micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
 {
     __m512d r[4];
     for (int i = 0; i < 4; i++)
@@ -260,7 +323,7 @@ micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, bool nt)
         const __m512d even = _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88);
         const __m512d odd = _mm512_shuffle_f64x2(t[h], t[h + 2], 0xdd);
         double *first = (double *)(d + 2 * h * dp), *second = (double *)(d + (2 * h + 1) * dp);
-        if (nt) {
+        if (o->nt) {
             _mm512_stream_pd(first, even);
             _mm512_stream_pd(second, odd);
         } else {
@@ -299,15 +362,16 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
- * lines are MR * ELEM = 64 bytes; FETCH_WARM: the input prefetched in TRANSPOSE_WARM too):
- * bands of `tile` rows, each walked strip by strip.
+ * lines are MR * ELEM = 64 bytes; FETCH_WARM: the input prefetched in TRANSPOSE_WARM too;
+ * COMPOSES: it puts its lines through put_line_avx2): bands of `tile` rows, each walked strip
+ * by strip.
  * Micro-tiles start at the first column whose input rows are line-aligned (a wide load that
  * splits two lines costs two) and, when streaming, at the first row whose output lines are
- * aligned, as non-temporal stores need; the rows and columns before those, and the partial
- * micro-tiles at the ends, are edges. Prefetches never fault, so past the last row or column
- * is harmless. */
+ * aligned, as non-temporal stores need, or at row 0 where the lines are composed (line_out);
+ * the rows and columns before those, and the partial micro-tiles at the ends, are edges.
+ * Prefetches never fault, so past the last row or column is harmless. */
 
-#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, FETCH_WARM)                         \
+#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, FETCH_WARM, COMPOSES)                \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
                                                      int64_t tile, plan_transpose_mode mode)   \
@@ -316,29 +380,40 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t line = 64 / (ELEM);               /* elements per input line */          \
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
-        const bool nt = (mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD) &&         \
-                        dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0;                          \
+        const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;      \
+        const bool composed = (COMPOSES) && streaming && dp % 64 != 0 && dp % 16 == 0 &&       \
+                              (uintptr_t)dst % 16 == 0;                                        \
+        const bool nt = streaming && ((dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0) || composed); \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
         const int64_t strip = line * (nt ? plan_transpose_strip_lines(mode) : 1);             \
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
+        static const line_out streamed = {.nt = true}, cached = {.nt = false};                 \
+        __m256d carry[(COMPOSES) ? 16 * 64 / (ELEM) : 1][2]; /* the widest strip's columns */ \
+        line_out composing = {.nt = true, .composed = true, .carry = carry};                   \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
             const int64_t r1 = r0 + tile < r_hi ? r0 + tile : r_hi;                            \
             for (int64_t c0 = c_lo; c0 < c_hi; c0 += strip) {                                  \
                 const int64_t c1 = c0 + strip < c_hi ? c0 + strip : c_hi;                      \
                 for (int64_t r = r0; r < r1; r += (MR)) {                                      \
+                    composing.band_top = r == r0;                                              \
                     for (int64_t c = c0; c < c1; c += (MC)) {                                  \
                         const char *s = src + r * sp + c * (ELEM);                             \
                         char *d = dst + c * dp + r * (ELEM);                                   \
                         if (fetch && (c - c0) % line == 0) /* each input line */               \
                             for (int q = 0; q < (MR); q++)                                     \
                                 _mm_prefetch(s + (PREFETCH_TILES * (MR) + q) * sp, _MM_HINT_T1); \
-                        if (nt)                                                                \
-                            MICRO(s, sp, d, dp, true);                                         \
+                        composing.column = c - c0;                                             \
+                        if (composed) /* each way its own copy: the others' stores are fixed */ \
+                            MICRO(s, sp, d, dp, &composing);                                   \
+                        else if (nt)                                                           \
+                            MICRO(s, sp, d, dp, &streamed);                                    \
                         else                                                                   \
-                            MICRO(s, sp, d, dp, false);                                        \
+                            MICRO(s, sp, d, dp, &cached);                                      \
                     }                                                                          \
                 }                                                                              \
+                for (int64_t c = c0; c < c1 && composed; c++)                                  \
+                    finish_column_avx2(dst + c * dp + (r1 - (MR)) * (ELEM), carry[c - c0]);    \
             }                                                                                  \
         }                                                                                      \
         if (nt)                                                                                \
@@ -349,13 +424,13 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         edge(src, sp, dst, dp, r_lo, r_hi, c_hi, cols, (ELEM));                                \
     }
 
-TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512, false)
-TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2, false)
-TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true)
-TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true)
-TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true)
-TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false)
-TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false)
+TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512, false, false)
+TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2, false, true)
+TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true, true)
+TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true, false)
+TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true, false)
+TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false, true)
+TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false, false)
 
 #endif /* MEMCOMM_X86 */
 
@@ -381,4 +456,16 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
     (void)simd_bytes;
 #endif
     return NULL;
+}
+
+bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes)
+{
+#if MEMCOMM_X86
+    const plan_transpose_fn f = kernel_transpose_for(elem, simd_bytes);
+    return f == transpose_d_avx2 || f == transpose_f_avx2 || f == transpose_z_avx2;
+#else
+    (void)elem;
+    (void)simd_bytes;
+    return false;
+#endif
 }

@@ -177,10 +177,12 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
 /* Every transposing kernel (kernel_transpose_for) this CPU runs, in every mode, called
  * directly: the plans above reach the streamed micro-tiles only where the packed pitch and
  * position happen to be line multiples. Rows and columns of 16-80 elements (micro-tiles and
- * edges), pitches of whole lines (every row aligned, so streamed stores run) or not, and a
- * destination at or off a line boundary; each element of the output checked, and nothing
- * written between the output's rows. Returns how many calls streamed. */
-static int check_transpose_kernels(void)
+ * edges), pitches of whole lines (every row aligned, so streamed stores run), of 16-byte
+ * multiples that are not whole lines (the AVX2 kernels' composed lines, line_out in
+ * kernel/transpose.c), or neither, and a destination at or off a line boundary; each element
+ * of the output checked, and nothing written between the output's rows. Returns how many
+ * calls streamed; `composed`: how many streamed AVX2 calls composed their lines. */
+static int check_transpose_kernels(int *composed)
 {
     enum { BYTES = 1 << 20 };
     static _Alignas(64) char src[BYTES], dst[BYTES];
@@ -188,7 +190,7 @@ static int check_transpose_kernels(void)
     const plan_transpose_mode modes[] = {TRANSPOSE_WARM, TRANSPOSE_COLD, TRANSPOSE_STREAM,
                                          TRANSPOSE_STREAM_COLD};
     int streamed = 0;
-    for (int trial = 0; trial < 400; trial++) {
+    for (int trial = 0; trial < 600; trial++) {
         state = (uint64_t)trial * 0xD1B54A32D192ED03ull + 7;
         const int64_t elem = (int64_t[]){4, 8, 16}[trial % 3];
         const int64_t width = (int64_t[]){MACHINE_SIMD_AVX2, MACHINE_SIMD_AVX512}[trial / 3 % 2];
@@ -196,19 +198,25 @@ static int check_transpose_kernels(void)
         if (!transpose)
             continue;
         const plan_transpose_mode mode = modes[trial / 6 % 4];
-        const int64_t rows = pick(16, 80), cols = pick(16, 80), lined = pick(0, 2);
-        /* source rows of `cols` elements, output rows of `rows`; whole lines or a bit more */
+        const int64_t rows = pick(16, 80), cols = pick(16, 80), lined = pick(0, 3);
+        /* source rows of `cols` elements, output rows of `rows`; whole lines, quarter lines
+         * more (lined == 3), or a few elements more */
+        const int64_t more = lined == 3 ? 16 * pick(1, 3) : lined ? 0 : elem * pick(1, 5);
         const int64_t sp = (cols * elem + 63) / 64 * 64 + (lined ? 0 : elem * pick(1, 5));
-        const int64_t dp = (rows * elem + 63) / 64 * 64 + (lined ? 0 : elem * pick(1, 5));
-        const int64_t shift = lined || pick(0, 1) ? 0 : elem * pick(1, 3);
+        const int64_t dp = (rows * elem + 63) / 64 * 64 + more;
+        const int64_t shift = lined == 3 ? 16 * pick(0, 3)
+                              : lined || pick(0, 1) ? 0
+                                                    : elem * pick(1, 3);
         if (rows * sp > BYTES || cols * dp + shift > BYTES)
             continue;
         for (int64_t i = 0; i < rows * sp; i++)
             src[i] = (char)(i * 7 + trial);
         memset(dst, 0x3C, (size_t)(cols * dp + shift));
         transpose(src, sp, dst + shift, dp, rows, cols, pick(0, 1) ? 16 : 64, mode);
-        streamed += (mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD) && dp % 64 == 0 &&
-                    shift == 0;
+        const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;
+        streamed += streaming && dp % 64 == 0 && shift == 0;
+        *composed += streaming && width == MACHINE_SIMD_AVX2 && dp % 64 != 0 && dp % 16 == 0 &&
+                     shift % 16 == 0;
         bool right = true, fenced = true;
         for (int64_t c = 0; c < cols && right && fenced; c++) {
             const char *out = dst + shift + c * dp;
@@ -419,11 +427,13 @@ int main(void)
         }
         ir_arena_free(&a);
     }
-    const int transposes_streamed = check_transpose_kernels();
-    printf("test_kernels: %d direct calls of the transposing kernels streamed\n",
-           transposes_streamed);
+    int transposes_composed = 0;
+    const int transposes_streamed = check_transpose_kernels(&transposes_composed);
+    printf("test_kernels: %d direct calls of the transposing kernels streamed, %d more into "
+           "rows a quarter, half or three quarters of a line off (composed by the AVX2 kernels)\n",
+           transposes_streamed, transposes_composed);
     if (simd >= MACHINE_SIMD_AVX2)
-        CHECK(transposes_streamed > 30);
+        CHECK(transposes_streamed > 30 && transposes_composed > 20);
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
            "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
            "%d of several runs, %d prefetched, %d streamed), tree %d; SIMD up to %lld bytes\n",
