@@ -179,7 +179,8 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
  * position happen to be line multiples. Rows and columns of 16-80 elements (micro-tiles and
  * edges), pitches of whole lines (every row aligned, so streamed stores run), of 16-byte
  * multiples that are not whole lines (the AVX2 kernels' composed lines, line_out in
- * kernel/transpose.c), or neither, and a destination at or off a line boundary; each element
+ * kernel/transpose.c), or neither, output columns going up or down in memory, and a
+ * destination at or off a line boundary; each element
  * of the output checked, and nothing written between the output's rows. Returns how many
  * calls streamed; `composed`: how many streamed AVX2 calls composed their lines. */
 static int check_transpose_kernels(int *composed)
@@ -209,17 +210,22 @@ static int check_transpose_kernels(int *composed)
                                                     : elem * pick(1, 3);
         if (rows * sp > BYTES || cols * dp + shift > BYTES)
             continue;
+        /* one call in four writes its output columns going down (an unpack into a layout of
+         * negative stride): the last column first in memory */
+        const bool reversed = pick(0, 3) == 0;
+        char *const base = dst + shift + (reversed ? (cols - 1) * dp : 0);
+        const int64_t pitch = reversed ? -dp : dp;
         for (int64_t i = 0; i < rows * sp; i++)
             src[i] = (char)(i * 7 + trial);
         memset(dst, 0x3C, (size_t)(cols * dp + shift));
-        transpose(src, sp, dst + shift, dp, rows, cols, pick(0, 1) ? 16 : 64, mode);
+        transpose(src, sp, base, pitch, rows, cols, pick(0, 1) ? 16 : 64, mode);
         const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;
         streamed += streaming && dp % 64 == 0 && shift == 0;
         *composed += streaming && width == MACHINE_SIMD_AVX2 && dp % 64 != 0 && dp % 16 == 0 &&
                      shift % 16 == 0;
         bool right = true, fenced = true;
         for (int64_t c = 0; c < cols && right && fenced; c++) {
-            const char *out = dst + shift + c * dp;
+            const char *out = base + c * pitch;
             for (int64_t r = 0; r < rows && right; r++)
                 right = memcmp(out + r * elem, src + r * sp + c * elem, (size_t)elem) == 0;
             for (int64_t b = rows * elem; b < dp && fenced; b++)
@@ -231,7 +237,7 @@ static int check_transpose_kernels(int *composed)
             fprintf(stderr, "  transpose of %lld-byte elements, %lld-byte SIMD, mode %d: %lld x "
                             "%lld, pitches %lld and %lld, destination +%lld\n",
                     (long long)elem, (long long)width, (int)mode, (long long)rows,
-                    (long long)cols, (long long)sp, (long long)dp, (long long)shift);
+                    (long long)cols, (long long)sp, (long long)pitch, (long long)shift);
     }
     return streamed;
 }
