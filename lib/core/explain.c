@@ -189,8 +189,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         const long long out_pitch = (long long)(n * d.block);
         if ((tr.stream || tr.probe) && out_pitch % 64 != 0)
             snprintf(rows_text, sizeof rows_text,
-                     out_pitch % 16 == 0 &&
-                             kernel_transpose_composes(d.block, kernel_transpose_bytes(p))
+                     kernel_transpose_composes(d.block, kernel_transpose_bytes(p), out_pitch)
                          ? "; packed rows %lld B apart start part way into a line: each line "
                            "streamed is put together from two micro-tiles (at a packing "
                            "position that is a multiple of 16 B), a band's first and last "

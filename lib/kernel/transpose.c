@@ -333,6 +333,10 @@ micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out
     }
 }
 
+/* Whether output rows `pitch` bytes apart start part way into a line at a 16-byte boundary:
+ * the rows whose lines the AVX2 kernels compose (line_out). */
+static inline bool rows_composable(int64_t pitch) { return pitch % 64 != 0 && pitch % 16 == 0; }
+
 /* The first of `n` elements from `base` (elements `elem` bytes, rows `pitch` apart) at which
  * every row is 64-byte aligned; 0 when rows cannot all be aligned. */
 static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t elem, int64_t n)
@@ -381,7 +385,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
         const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;      \
-        const bool composed = (COMPOSES) && streaming && dp % 64 != 0 && dp % 16 == 0 &&       \
+        const bool composed = (COMPOSES) && streaming && rows_composable(dp) &&                \
                               (uintptr_t)dst % 16 == 0;                                        \
         const bool nt = streaming && ((dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0) || composed); \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
@@ -458,14 +462,16 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
     return NULL;
 }
 
-bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes)
+bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes, int64_t pitch)
 {
 #if MEMCOMM_X86
     const plan_transpose_fn f = kernel_transpose_for(elem, simd_bytes);
-    return f == transpose_d_avx2 || f == transpose_f_avx2 || f == transpose_z_avx2;
+    return rows_composable(pitch) &&
+           (f == transpose_d_avx2 || f == transpose_f_avx2 || f == transpose_z_avx2);
 #else
     (void)elem;
     (void)simd_bytes;
+    (void)pitch;
     return false;
 #endif
 }
