@@ -192,7 +192,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
                      kernel_transpose_composes(d.block, kernel_transpose_bytes(p), out_pitch)
                          ? "; packed rows %lld B apart start part way into a line: each line "
                            "streamed is put together from two micro-tiles (at a packing "
-                           "position that is a multiple of 16 B), a band's first and last "
+                           "position that is a multiple of 4 B), a band's first and last "
                            "stored cached"
                          : "; packed rows %lld B apart start part way into a line and share "
                            "lines: stored cached",

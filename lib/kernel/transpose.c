@@ -35,11 +35,11 @@ edge(const char *src, int64_t sp, char *dst, int64_t dp, int64_t r0, int64_t r1,
 #if MEMCOMM_X86
 
 /* How a walk's output lines go out: whole at line-aligned addresses, streamed (`nt`) or
- * cached; or `composed` (AVX2 kernels), where the output rows start a quarter, half or three
- * quarters into a line (a row pitch that is a multiple of 16 bytes but not of 64: 1000
- * floats, 1004 doubles, 1002 complex doubles), so that each micro-tile's 64 bytes of an output
- * column straddle two lines. Then the line holding the end of the micro-tile above and the
- * start of this one is put together from the quarters the one above left in `carry`, and
+ * cached; or `composed` (AVX2 kernels), where the output rows start part way into a line (a
+ * row pitch that is a multiple of 4 bytes but not of 64: 1000 or 1001 floats, 1001 or 1004
+ * doubles, 1002 complex doubles), so that each micro-tile's 64 bytes of an output column
+ * straddle two lines. Then the line holding the end of the micro-tile above and the start of
+ * this one is put together from the bytes the one above left in `carry` (window_avx2), and
  * streamed whole; only the part lines at a band's top and bottom are stored cached. A
  * streamed store of part of a line costs a partial write to memory, and cached stores a
  * read for ownership: on the AMD Zen 3 VM (caches flushed) 1000^2 floats, whose rows are
@@ -135,19 +135,35 @@ store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
     }
 }
 
-/* A quarter (16 bytes) of a 64-byte line held as two 32-byte halves. */
-__attribute__((target("avx2"), always_inline)) static inline __m128d
-quarter_of(const __m256d half[2], int q)
+/* The 64 bytes that start `shift` bytes (a multiple of 4, 4-60) before the end of `above` and
+ * run on into `here`: a window of 16 dwords on the 32 of the two lines, in two halves. Each half
+ * spans at most two of the four registers, from the same place in each: one permute of each
+ * and a blend. */
+__attribute__((target("avx2"), always_inline)) static inline void
+window_avx2(const __m256d above[2], const __m256d here[2], int shift, __m256d out[2])
 {
-    return q % 2 ? _mm256_extractf128_pd(half[q / 2], 1) : _mm256_castpd256_pd128(half[q / 2]);
+    const int start = 16 - shift / 4, k = start / 8, o = start % 8;
+    /* k is 0 or 1: the three registers the window spans, chosen without an indexed array
+     * (which the compiler keeps on the stack) */
+    const __m256 lines[3] = {_mm256_castpd_ps(k ? above[1] : above[0]),
+                             _mm256_castpd_ps(k ? here[0] : above[1]),
+                             _mm256_castpd_ps(k ? here[1] : here[0])};
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i from = _mm256_and_si256(_mm256_add_epi32(iota, _mm256_set1_epi32(o)),
+                                          _mm256_set1_epi32(7));
+    const __m256 next = _mm256_castsi256_ps(_mm256_cmpgt_epi32(iota, _mm256_set1_epi32(7 - o)));
+    for (int h = 0; h < 2; h++)
+        out[h] = _mm256_castps_pd(_mm256_blendv_ps(_mm256_permutevar8x32_ps(lines[h], from),
+                                                   _mm256_permutevar8x32_ps(lines[h + 1], from),
+                                                   next));
 }
 
 /* One micro-tile's 64 bytes of output column k at `at`, by `o` (line_out, above): stored whole,
- * or composed with the quarters the micro-tile above left for that column. */
+ * or composed with the bytes the micro-tile above left for that column. */
 __attribute__((target("avx2"), always_inline)) static inline void
 put_line_avx2(const line_out *o, int k, char *at, __m256d first, __m256d second)
 {
-    const int shift = o->composed ? (int)((uintptr_t)at % 64 / 16) : 0;
+    const int shift = o->composed ? (int)((uintptr_t)at % 64) : 0;
     if (!shift) {
         store_line_avx2(at, first, second, o->nt);
         return;
@@ -155,27 +171,23 @@ put_line_avx2(const line_out *o, int k, char *at, __m256d first, __m256d second)
     __m256d *above = o->carry[o->column + k];
     const __m256d here[2] = {first, second};
     if (o->band_top) { /* the line's start is the band above's: both store their part cached */
-        for (int q = 0; q < 4 - shift; q++)
-            _mm_storeu_pd((double *)(at + 16 * q), quarter_of(here, q));
+        memcpy(at, here, (size_t)(64 - shift));
     } else {
-        char *line = at - 16 * shift;
-        for (int q = 0; q < shift; q++)
-            _mm_stream_pd((double *)(line + 16 * q), quarter_of(above, 4 - shift + q));
-        for (int q = 0; q < 4 - shift; q++)
-            _mm_stream_pd((double *)(at + 16 * q), quarter_of(here, q));
+        __m256d line[2];
+        window_avx2(above, here, shift, line);
+        store_line_avx2(at - shift, line[0], line[1], true);
     }
     above[0] = first;
     above[1] = second;
 }
 
-/* The end of a band, composed: each output column's last quarters the lines below would
- * have taken, stored cached (`at`: the column's 64 bytes of the band's last micro-tile). */
+/* The end of a band, composed: each output column's last bytes the line below would have
+ * taken, stored cached (`at`: the column's 64 bytes of the band's last micro-tile). */
 __attribute__((target("avx2"), always_inline)) static inline void
 finish_column_avx2(char *at, const __m256d above[2])
 {
-    const int shift = (int)((uintptr_t)at % 64 / 16);
-    for (int q = 4 - shift; q < 4 && shift; q++)
-        _mm_storeu_pd((double *)(at + 16 * q), quarter_of(above, q));
+    const int shift = (int)((uintptr_t)at % 64);
+    memcpy(at + 64 - shift, (const char *)above + 64 - shift, (size_t)shift);
 }
 
 /* 4 rows x 4 doubles, transposed in registers (AVX2). */
@@ -333,9 +345,9 @@ micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out
     }
 }
 
-/* Whether output rows `pitch` bytes apart start part way into a line at a 16-byte boundary:
+/* Whether output rows `pitch` bytes apart start part way into a line at a 4-byte boundary:
  * the rows whose lines the AVX2 kernels compose (line_out). */
-static inline bool rows_composable(int64_t pitch) { return pitch % 64 != 0 && pitch % 16 == 0; }
+static inline bool rows_composable(int64_t pitch) { return pitch % 64 != 0 && pitch % 4 == 0; }
 
 /* The first of `n` elements from `base` (elements `elem` bytes, rows `pitch` apart) at which
  * every row is 64-byte aligned; 0 when rows cannot all be aligned. */
@@ -386,7 +398,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
         const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;      \
         const bool composed = (COMPOSES) && streaming && rows_composable(dp) &&                \
-                              (uintptr_t)dst % 16 == 0;                                        \
+                              (uintptr_t)dst % 4 == 0;                                         \
         const bool nt = streaming && ((dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0) || composed); \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
         const int64_t strip = line * (nt ? plan_transpose_strip_lines(mode) : 1);             \

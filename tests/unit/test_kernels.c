@@ -178,12 +178,14 @@ enum { SPAN = 1 << 16, ORIGIN = SPAN / 2 };
  * directly: the plans above reach the streamed micro-tiles only where the packed pitch and
  * position happen to be line multiples. Rows and columns of 16-80 elements (micro-tiles and
  * edges), pitches of whole lines (every row aligned, so streamed stores run), of 16-byte
- * multiples that are not whole lines (the AVX2 kernels' composed lines, line_out in
- * kernel/transpose.c), or neither, output columns going up or down in memory, and a
- * destination at or off a line boundary; each element
+ * multiples that are not whole lines, or of a few elements more than whole lines (both
+ * composed by the AVX2 kernels: line_out in kernel/transpose.c), output columns going up or
+ * down in memory, and a destination at or off a line boundary, or off an element boundary by
+ * a byte (not composed); each element
  * of the output checked, and nothing written between the output's rows. Returns how many
- * calls streamed; `composed`: how many streamed AVX2 calls composed their lines. */
-static int check_transpose_kernels(int *composed)
+ * calls streamed; `composed`: how many streamed AVX2 calls composed their lines, `pieces`: how
+ * many of those at pitches that are no multiple of 16 bytes. */
+static int check_transpose_kernels(int *composed, int *pieces)
 {
     enum { BYTES = 1 << 20 };
     static _Alignas(64) char src[BYTES], dst[BYTES];
@@ -207,7 +209,7 @@ static int check_transpose_kernels(int *composed)
         const int64_t dp = (rows * elem + 63) / 64 * 64 + more;
         const int64_t shift = lined == 3 ? 16 * pick(0, 3)
                               : lined || pick(0, 1) ? 0
-                                                    : elem * pick(1, 3);
+                                                    : elem * pick(1, 3) + (pick(0, 7) == 0);
         if (rows * sp > BYTES || cols * dp + shift > BYTES)
             continue;
         /* one call in four writes its output columns going down (an unpack into a layout of
@@ -221,8 +223,10 @@ static int check_transpose_kernels(int *composed)
         transpose(src, sp, base, pitch, rows, cols, pick(0, 1) ? 16 : 64, mode);
         const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;
         streamed += streaming && dp % 64 == 0 && shift == 0;
-        *composed += streaming && width == MACHINE_SIMD_AVX2 && dp % 64 != 0 && dp % 16 == 0 &&
-                     shift % 16 == 0;
+        const bool composing = streaming && width == MACHINE_SIMD_AVX2 && dp % 64 != 0 &&
+                               dp % 4 == 0 && shift % 4 == 0;
+        *composed += composing;
+        *pieces += composing && dp % 16 != 0;
         bool right = true, fenced = true;
         for (int64_t c = 0; c < cols && right && fenced; c++) {
             const char *out = base + c * pitch;
@@ -433,13 +437,15 @@ int main(void)
         }
         ir_arena_free(&a);
     }
-    int transposes_composed = 0;
-    const int transposes_streamed = check_transpose_kernels(&transposes_composed);
+    int transposes_composed = 0, composed_in_pieces = 0;
+    const int transposes_streamed =
+        check_transpose_kernels(&transposes_composed, &composed_in_pieces);
     printf("test_kernels: %d direct calls of the transposing kernels streamed, %d more into "
-           "rows a quarter, half or three quarters of a line off (composed by the AVX2 kernels)\n",
-           transposes_streamed, transposes_composed);
+           "rows part way into a line (composed by the AVX2 kernels; %d at pitches no multiple "
+           "of 16 B)\n",
+           transposes_streamed, transposes_composed, composed_in_pieces);
     if (simd >= MACHINE_SIMD_AVX2)
-        CHECK(transposes_streamed > 30 && transposes_composed > 20);
+        CHECK(transposes_streamed > 30 && transposes_composed > 40 && composed_in_pieces > 8);
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
            "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
            "%d of several runs, %d prefetched, %d streamed), tree %d; SIMD up to %lld bytes\n",
