@@ -136,9 +136,9 @@ store_line_avx2(char *at, __m256d first, __m256d second, bool nt)
 }
 
 /* The 64 bytes that start `shift` bytes (a multiple of 4, 4-60) before the end of `above` and
- * run on into `here`: a window of 16 dwords on the 32 of the two lines, in two halves. Each half
- * spans at most two of the four registers, from the same place in each: one permute of each
- * and a blend. */
+ * run on into `here`: a window of 16 dwords on the 32 of the two lines, in two halves. The window
+ * touches three of the four registers, and each half spans two of those, from the same place
+ * in each: one permute of each and a blend. */
 __attribute__((target("avx2"), always_inline)) static inline void
 window_avx2(const __m256d above[2], const __m256d here[2], int shift, __m256d out[2])
 {
