@@ -71,14 +71,42 @@ static void detect_caches(void)
     }
 }
 
-/* Entries of the first- and second-level data (or unified) TLBs for 4 KiB pages, from cpuid
- * leaf 0x18. */
+void machine_amd_tlb_entries(uint32_t leaf5_ebx, uint32_t leaf6_ebx, int64_t *tlb, int64_t *stlb)
+{
+    /* leaf 5: bits 31:24 associativity, 23:16 entries; leaf 6: 31:28 and 27:16 */
+    *tlb = leaf5_ebx >> 24 ? (int64_t)((leaf5_ebx >> 16) & 0xff) : 0;
+    *stlb = leaf6_ebx >> 28 ? (int64_t)((leaf6_ebx >> 16) & 0xfff) : 0;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static bool cpu_is_amd(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 &&
+           c == 0x444d4163; /* AuthenticAMD */
+}
+#endif
+
+/* Entries of the first- and second-level data (or unified) TLBs for 4 KiB pages: Intel's
+ * cpuid leaf 0x18, else AMD's extended leaves (which the AMD EPYC VMs fill: 64 and 2048 on
+ * Zen 3, where leaf 0x18 does not exist). */
 static void detect_tlb(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     unsigned a, b, c, d;
-    if (!__get_cpuid_count(0x18, 0, &a, &b, &c, &d))
+    if (!__get_cpuid_count(0x18, 0, &a, &b, &c, &d)) {
+        unsigned b5, b6;
+        int64_t tlb, stlb;
+        if (!cpu_is_amd() || !__get_cpuid(0x80000005, &a, &b5, &c, &d) ||
+            !__get_cpuid(0x80000006, &a, &b6, &c, &d))
+            return;
+        machine_amd_tlb_entries(b5, b6, &tlb, &stlb);
+        if (tlb > 0)
+            set(MACHINE_TLB, tlb, "cpuid (AMD)");
+        if (stlb > 0)
+            set(MACHINE_STLB, stlb, "cpuid (AMD)");
         return;
+    }
     unsigned subleaves = a;
     for (unsigned s = 0; s <= subleaves; s++) {
         __get_cpuid_count(0x18, s, &a, &b, &c, &d);
@@ -110,10 +138,8 @@ static void detect_shuffle(void)
 {
 #if defined(__x86_64__)
     unsigned a, b, c, d;
-    if (detected.value[MACHINE_SIMD] < MACHINE_SIMD_AVX512 || !__get_cpuid(0, &a, &b, &c, &d))
-        return;
-    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163; /* AuthenticAMD */
-    if (!amd || !__get_cpuid(1, &a, &b, &c, &d))
+    if (detected.value[MACHINE_SIMD] < MACHINE_SIMD_AVX512 || !cpu_is_amd() ||
+        !__get_cpuid(1, &a, &b, &c, &d))
         return;
     unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
     if (family == 0x19)

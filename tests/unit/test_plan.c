@@ -185,8 +185,28 @@ static void test_sizes(void)
     CHECK(!units_parse_size("9223372036854775807K", &v) && v == 7);
 }
 
+/* AMD's extended cpuid leaves as machine.c reads them (Intel's leaf 0x18 is tested only where
+ * the CPU has it: its values are the machine's) */
+static void test_amd_tlb_leaves(void)
+{
+    int64_t tlb = -1, stlb = -1;
+    /* an AMD EPYC (Zen 3) VM: 64 entries, fully associative; 2048, associativity code 6 */
+    machine_amd_tlb_entries(0xff40ff40u, 0x68004200u, &tlb, &stlb);
+    CHECK(tlb == 64 && stlb == 2048);
+    /* Intel leaves both EBX reserved, 0 */
+    machine_amd_tlb_entries(0, 0, &tlb, &stlb);
+    CHECK(tlb == 0 && stlb == 0);
+    /* sizes given with an associativity of 0: no such TLB */
+    machine_amd_tlb_entries(0x00400000u, 0x08004200u, &tlb, &stlb);
+    CHECK(tlb == 0 && stlb == 0);
+    /* the whole 12-bit second-level size field */
+    machine_amd_tlb_entries(0xff40ff40u, 0x6c00a200u, &tlb, &stlb);
+    CHECK(tlb == 64 && stlb == 3072);
+}
+
 int main(void)
 {
+    test_amd_tlb_leaves();
     test_sizes();
     test_overlap();
     test_list_uniform();
