@@ -185,8 +185,7 @@ static void test_sizes(void)
     CHECK(!units_parse_size("9223372036854775807K", &v) && v == 7);
 }
 
-/* AMD's extended cpuid leaves as machine.c reads them (Intel's leaf 0x18 is tested only where
- * the CPU has it: its values are the machine's) */
+/* AMD's extended cpuid leaves as machine.c decodes them, from register values */
 static void test_amd_tlb_leaves(void)
 {
     int64_t tlb = -1, stlb = -1;
