@@ -1,5 +1,5 @@
 #!/bin/sh
-# tp2-head: tp2.c against a0895cb (git worktree, built as the Makefile does); tp2-deep: against a0895cb with deep.diff applied.
+# tp2-head: tp2.c (as pow2.sh builds it) against a0895cb (git worktree, built as the Makefile does); tp2-deep: against a0895cb with deep.diff applied.
 # sh deep.sh ROUNDS > deep.txt: the two alternated, the first of each pair switched every round.
 # rounds alternate which build runs first
 for round in $(seq 1 $1); do

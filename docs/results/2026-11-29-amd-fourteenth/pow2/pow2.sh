@@ -3,7 +3,8 @@
 # repository's root after `make build` (MPICH):
 #   sh docs/results/2026-11-29-amd-fourteenth/pow2/pow2.sh 2 > pow2.txt
 # Builds the library twice in $WORK (the tree as is, and with isolate.diff: environment
-# switches that take the loads or the stores out of the transposing walk), tp2.c against each,
+# switches that take the loads or the stores out of the transposing walk), tp2.c (the eleventh
+# session's flushed_transpose.c with tp2.diff: WARM and NOCHECK switches) against each,
 # and stores.c; then runs every experiment ROUNDS times. tp2: median of 15 calls, 64 MiB written
 # between calls; µs and GB/s of packed bytes.
 set -e
@@ -11,13 +12,14 @@ ROUNDS=${1:-2}
 M=$(pwd); R=$M/docs/results/2026-11-29-amd-fourteenth/pow2; W=${WORK:-/tmp/pow2}
 CC=$M/.venv/mpi/mpich/bin/mpicc
 rm -rf "$W" && mkdir -p "$W"
+patch -s -o "$W/tp2.c" "$M/docs/results/2026-11-28-amd-eleventh/flushed_transpose.c" "$R/tp2.diff"
 for v in plain isolate; do
     mkdir -p "$W/$v"
     tar cf - --exclude=./build --exclude=./.venv --exclude=./.git --exclude=./docs . | (cd "$W/$v" && tar xf -)
     [ $v = isolate ] && (cd "$W/$v" && patch -s -p1 < "$R/isolate.diff")
     (cd "$W/$v" && cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER="$CC" > build.log 2>&1 &&
         cmake --build build --target memcomm -j 2 >> build.log 2>&1)
-    $CC -O2 -I"$M/include" "$R/tp2.c" -o "$W/tp2-$v" -L"$W/$v/build" -lmemcomm -Wl,-rpath,"$W/$v/build"
+    $CC -O2 -I"$M/include" "$W/tp2.c" -o "$W/tp2-$v" -L"$W/$v/build" -lmemcomm -Wl,-rpath,"$W/$v/build"
 done
 gcc -O2 -mavx2 "$R/stores.c" -o "$W/stores"
 tp2() { "$W/tp2-$1" "$2" "$3" "$4" 15 | grep median | sed "s/^/$1 $5: /"; }
