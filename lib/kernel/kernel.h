@@ -127,8 +127,8 @@ bool kernel_strided_streams(const plan *p, int64_t bytes);
 plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
 
 /* Whether that kernel streams output rows `pitch` bytes apart by composing their lines across
- * micro-tiles: rows a multiple of 4 bytes but not of 64 apart, in the AVX2 kernels
- * (kernel/transpose.c's line_out); the others store such rows cached. */
+ * micro-tiles: rows a multiple of 4 bytes but not of 64 apart (kernel/transpose.c's
+ * line_out), in every SIMD transposer. */
 bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes, int64_t pitch);
 
 /* Where a call reads or writes: `rows` rows `pitch` bytes apart from `at`, of which it

@@ -35,7 +35,7 @@ edge(const char *src, int64_t sp, char *dst, int64_t dp, int64_t r0, int64_t r1,
 #if MEMCOMM_X86
 
 /* How a walk's output lines go out: whole at line-aligned addresses, streamed (`nt`) or
- * cached; or `composed` (AVX2 kernels), where the output rows start part way into a line (a
+ * cached; or `composed`, where the output rows start part way into a line (a
  * row pitch that is a multiple of 4 bytes but not of 64: 1000 or 1001 floats, 1001 or 1004
  * doubles, 1002 complex doubles), so that each micro-tile's 64 bytes of an output column
  * straddle two lines. Then the line holding the end of the micro-tile above and the start of
@@ -45,81 +45,15 @@ edge(const char *src, int64_t sp, char *dst, int64_t dp, int64_t r0, int64_t r1,
  * read for ownership: on the AMD Zen 3 VM (caches flushed) 1000^2 floats, whose rows are
  * half a line off, packed at 1.2-1.7 GB/s with cached stores and 3.4-4.7 composed, against
  * 5.1-5.9 for 1008^2, whose rows are whole lines (a throwaway program, alternated). The
- * AVX-512 kernels store such rows cached (not measured on a machine that has it). */
+ * AVX-512 kernels compose by 32-byte halves too (put_line_avx512): on the AMD EPYC Zen 5 VM
+ * (`bench pack --cache flushed`, six alternated rounds) 1000^2-2001^2 floats packed 2.1-2.6x
+ * faster than with such rows stored cached. */
 typedef struct {
     bool nt, composed;
     bool band_top;       /* composed: the band's first micro-tile row, nothing carried yet */
     __m256d (*carry)[2]; /* composed: per output column of the strip, the 64 bytes above */
     int64_t column;      /* composed: the strip column of the micro-tile's first output column */
 } line_out;
-
-/* 8 rows x 8 doubles -> 8 output lines of 8 (AVX-512). */
-__attribute__((target("avx512f"), always_inline)) static inline void
-micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
-{
-    __m512d r[8], t[8], u[8];
-    for (int i = 0; i < 8; i++)
-        r[i] = _mm512_loadu_pd(s + i * sp);
-    for (int i = 0; i < 8; i += 2) { /* pairs of rows interleaved */
-        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 8; i += 4) { /* 128-bit lanes of row pairs */
-        u[i] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0x88);
-        u[i + 1] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0x88);
-        u[i + 2] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0xdd);
-        u[i + 3] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0xdd);
-    }
-    for (int i = 0; i < 4; i++) { /* column i and column i + 4 */
-        __m512d lo = _mm512_shuffle_f64x2(u[i], u[i + 4], 0x88);
-        __m512d hi = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
-        if (o->nt) {
-            _mm512_stream_pd((double *)(d + i * dp), lo);
-            _mm512_stream_pd((double *)(d + (i + 4) * dp), hi);
-        } else {
-            _mm512_storeu_pd(d + i * dp, lo);
-            _mm512_storeu_pd(d + (i + 4) * dp, hi);
-        }
-    }
-}
-
-/* 16 rows x 16 floats -> 16 output lines of 16 (AVX-512): every input line is loaded whole
- * once, so rows a power-of-two pitch apart, which share an L1 set, never evict a line before
- * its second half is used (as 8-float AVX2 loads of 16 such rows would in a 12-way L1). */
-__attribute__((target("avx512f"), always_inline)) static inline void
-micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
-{
-    __m512 r[16], t[16], u[16];
-    for (int i = 0; i < 16; i++)
-        r[i] = _mm512_loadu_ps((const float *)(s + i * sp));
-    for (int i = 0; i < 16; i += 2) { /* per 128-bit lane: (a0 b0 a1 b1), (a2 b2 a3 b3) */
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) { /* per lane: column k of rows i..i+3 in u[i + k] */
-        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
-        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
-        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-    }
-    for (int k = 0; k < 4; k++) { /* output row 4 L + k gathers lane L of u[k], u[4+k], ... */
-        __m512 even01 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
-        __m512 odd01 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xdd);
-        __m512 even23 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
-        __m512 odd23 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
-        __m512 row[4] = {_mm512_shuffle_f32x4(even01, even23, 0x88),
-                         _mm512_shuffle_f32x4(odd01, odd23, 0x88),
-                         _mm512_shuffle_f32x4(even01, even23, 0xdd),
-                         _mm512_shuffle_f32x4(odd01, odd23, 0xdd)};
-        for (int lane = 0; lane < 4; lane++) {
-            float *line = (float *)(d + (4 * lane + k) * dp);
-            if (o->nt)
-                _mm512_stream_ps(line, row[lane]);
-            else
-                _mm512_storeu_ps(line, row[lane]);
-        }
-    }
-}
 
 /* One output line of 64 bytes as two 32-byte halves, back to back. */
 __attribute__((target("avx2"), always_inline)) static inline void
@@ -188,6 +122,75 @@ finish_column_avx2(char *at, const __m256d above[2])
 {
     const int shift = (int)((uintptr_t)at % 64);
     memcpy(at + 64 - shift, (const char *)above + 64 - shift, (size_t)shift);
+}
+
+/* One micro-tile's output line k held in one 512-bit register, by `o`: stored by one store
+ * (one write-combining fill where streamed), or composed through put_line_avx2 by halves. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+put_line_avx512(const line_out *o, int k, char *at, __m512d v)
+{
+    if (o->composed)
+        put_line_avx2(o, k, at, _mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+    else if (o->nt)
+        _mm512_stream_pd((double *)at, v);
+    else
+        _mm512_storeu_pd(at, v);
+}
+
+/* 8 rows x 8 doubles -> 8 output lines of 8 (AVX-512). */
+__attribute__((target("avx512f"), always_inline)) static inline void
+micro_d8x8_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
+{
+    __m512d r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        r[i] = _mm512_loadu_pd(s + i * sp);
+    for (int i = 0; i < 8; i += 2) { /* pairs of rows interleaved */
+        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) { /* 128-bit lanes of row pairs */
+        u[i] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0x88);
+        u[i + 1] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0x88);
+        u[i + 2] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0xdd);
+        u[i + 3] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0xdd);
+    }
+    for (int i = 0; i < 4; i++) { /* column i and column i + 4 */
+        put_line_avx512(o, i, d + i * dp, _mm512_shuffle_f64x2(u[i], u[i + 4], 0x88));
+        put_line_avx512(o, i + 4, d + (i + 4) * dp, _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd));
+    }
+}
+
+/* 16 rows x 16 floats -> 16 output lines of 16 (AVX-512): every input line is loaded whole
+ * once, so rows a power-of-two pitch apart, which share an L1 set, never evict a line before
+ * its second half is used (as 8-float AVX2 loads of 16 such rows would in a 12-way L1). */
+__attribute__((target("avx512f"), always_inline)) static inline void
+micro_f16x16_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out *o)
+{
+    __m512 r[16], t[16], u[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_ps((const float *)(s + i * sp));
+    for (int i = 0; i < 16; i += 2) { /* per 128-bit lane: (a0 b0 a1 b1), (a2 b2 a3 b3) */
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) { /* per lane: column k of rows i..i+3 in u[i + k] */
+        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
+        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int k = 0; k < 4; k++) { /* output row 4 L + k gathers lane L of u[k], u[4+k], ... */
+        __m512 even01 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+        __m512 odd01 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xdd);
+        __m512 even23 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+        __m512 odd23 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
+        __m512 row[4] = {_mm512_shuffle_f32x4(even01, even23, 0x88),
+                         _mm512_shuffle_f32x4(odd01, odd23, 0x88),
+                         _mm512_shuffle_f32x4(even01, even23, 0xdd),
+                         _mm512_shuffle_f32x4(odd01, odd23, 0xdd)};
+        for (int lane = 0; lane < 4; lane++)
+            put_line_avx512(o, 4 * lane + k, d + (4 * lane + k) * dp, _mm512_castps_pd(row[lane]));
+    }
 }
 
 /* 4 rows x 4 doubles, transposed in registers (AVX2). */
@@ -292,8 +295,8 @@ micro_f16x16_lanes(const char *s, int64_t sp, char *d, int64_t dp, const line_ou
         transpose_f8x8_lanes(s + 8 * sp + 32 * half, sp, bottom);
         const __m256 *top = half ? right : left;
         for (int i = 0; i < 8; i++)
-            store_line_avx2(d + (8 * half + i) * dp, _mm256_castps_pd(top[i]),
-                            _mm256_castps_pd(bottom[i]), o->nt);
+            put_line_avx2(o, 8 * half + i, d + (8 * half + i) * dp, _mm256_castps_pd(top[i]),
+                          _mm256_castps_pd(bottom[i]));
     }
 }
 
@@ -332,16 +335,9 @@ micro_z4x4_avx512(const char *s, int64_t sp, char *d, int64_t dp, const line_out
         _mm512_shuffle_f64x2(r[0], r[1], 0x44), _mm512_shuffle_f64x2(r[0], r[1], 0xee),
         _mm512_shuffle_f64x2(r[2], r[3], 0x44), _mm512_shuffle_f64x2(r[2], r[3], 0xee)};
     for (int h = 0; h < 2; h++) { /* output lines 2h (even lanes) and 2h + 1 (odd lanes) */
-        const __m512d even = _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88);
-        const __m512d odd = _mm512_shuffle_f64x2(t[h], t[h + 2], 0xdd);
-        double *first = (double *)(d + 2 * h * dp), *second = (double *)(d + (2 * h + 1) * dp);
-        if (o->nt) {
-            _mm512_stream_pd(first, even);
-            _mm512_stream_pd(second, odd);
-        } else {
-            _mm512_storeu_pd(first, even);
-            _mm512_storeu_pd(second, odd);
-        }
+        put_line_avx512(o, 2 * h, d + 2 * h * dp, _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88));
+        put_line_avx512(o, 2 * h + 1, d + (2 * h + 1) * dp,
+                        _mm512_shuffle_f64x2(t[h], t[h + 2], 0xdd));
     }
 }
 
@@ -378,8 +374,8 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
 #define PREFETCH_TILES 2
 
 /* The walk around one micro-kernel (MR rows x MC cols of ELEM-byte elements, whose output
- * lines are MR * ELEM = 64 bytes; FETCH_WARM: the input prefetched in TRANSPOSE_WARM too;
- * COMPOSES: it puts its lines through put_line_avx2): bands of `tile` rows, each walked strip
+ * lines are MR * ELEM = 64 bytes; FETCH_WARM: the input prefetched in TRANSPOSE_WARM too):
+ * bands of `tile` rows, each walked strip
  * by strip.
  * Micro-tiles start at the first column whose input rows are line-aligned (a wide load that
  * splits two lines costs two) and, when streaming, at the first row whose output lines are
@@ -387,7 +383,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
  * the rows and columns before those, and the partial micro-tiles at the ends, are edges.
  * Prefetches never fault, so past the last row or column is harmless. */
 
-#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, FETCH_WARM, COMPOSES)                \
+#define TRANSPOSE_WALK(NAME, TARGET, ELEM, MR, MC, MICRO, FETCH_WARM)                          \
     __attribute__((target(TARGET))) static void NAME(const char *src, int64_t sp, char *dst,   \
                                                      int64_t dp, int64_t rows, int64_t cols,   \
                                                      int64_t tile, plan_transpose_mode mode)   \
@@ -397,7 +393,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t r_lo = first_aligned(dst, dp, (ELEM), rows);                             \
         const int64_t c_lo = first_aligned(src, sp, (ELEM), cols);                             \
         const bool streaming = mode == TRANSPOSE_STREAM || mode == TRANSPOSE_STREAM_COLD;      \
-        const bool composed = (COMPOSES) && streaming && rows_composable(dp) &&                \
+        const bool composed = streaming && rows_composable(dp) &&                              \
                               (uintptr_t)dst % 4 == 0;                                         \
         const bool nt = streaming && ((dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0) || composed); \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
@@ -405,7 +401,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         static const line_out streamed = {.nt = true}, cached = {.nt = false};                 \
-        __m256d carry[(COMPOSES) ? 16 * 64 / (ELEM) : 1][2]; /* the widest strip's columns */ \
+        __m256d carry[16 * 64 / (ELEM)][2]; /* the widest strip's columns */               \
         line_out composing = {.nt = true, .composed = true, .carry = carry};                   \
         for (int64_t r0 = r_lo; r0 < r_hi; r0 += tile) {                                       \
             const int64_t r1 = r0 + tile < r_hi ? r0 + tile : r_hi;                            \
@@ -440,13 +436,13 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
         edge(src, sp, dst, dp, r_lo, r_hi, c_hi, cols, (ELEM));                                \
     }
 
-TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512, false, false)
-TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2, false, true)
-TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true, true)
-TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true, false)
-TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true, false)
-TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false, true)
-TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false, false)
+TRANSPOSE_WALK(transpose_d_avx512, "avx512f", 8, 8, 8, micro_d8x8_avx512, false)
+TRANSPOSE_WALK(transpose_d_avx2, "avx2", 8, 8, 4, micro_d8x4_avx2, false)
+TRANSPOSE_WALK(transpose_f_avx2, "avx2", 4, 16, 8, micro_f16x8_avx2, true)
+TRANSPOSE_WALK(transpose_f_avx512, "avx512f", 4, 16, 16, micro_f16x16_avx512, true)
+TRANSPOSE_WALK(transpose_f_lanes, "avx512f,avx512vl", 4, 16, 16, micro_f16x16_lanes, true)
+TRANSPOSE_WALK(transpose_z_avx2, "avx2", 16, 4, 4, micro_z4x4_avx2, false)
+TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false)
 
 #endif /* MEMCOMM_X86 */
 
@@ -477,9 +473,7 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
 bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes, int64_t pitch)
 {
 #if MEMCOMM_X86
-    const plan_transpose_fn f = kernel_transpose_for(elem, simd_bytes);
-    return rows_composable(pitch) &&
-           (f == transpose_d_avx2 || f == transpose_f_avx2 || f == transpose_z_avx2);
+    return rows_composable(pitch) && kernel_transpose_for(elem, simd_bytes) != NULL;
 #else
     (void)elem;
     (void)simd_bytes;
