@@ -172,21 +172,30 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             snprintf(bands, sizeof bands,
                      "%s (tile row %lld B), touching %lld pages (second-level TLB %lld entries)",
                      why, row, band_pages, stlb);
-        char strips[256];
-        const long long cached = (long long)plan_transpose_strip_lines(TRANSPOSE_WARM);
+        char strips[320];
+        const long long out_pitch = (long long)(n * d.block);
+        const long long cached = (long long)plan_transpose_strip_lines(TRANSPOSE_WARM, d.block,
+                                                                       out_pitch),
+                        cold = (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD,
+                                                                     d.block, out_pitch),
+                        warm = (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM, d.block,
+                                                                     out_pitch);
+        char shared_note[96] = "";
+        if (cold < plan_transpose_strip_widest(TRANSPOSE_STREAM_COLD))
+            snprintf(shared_note, sizeof shared_note,
+                     " (output rows that crowd few page offsets: %d of them streamed at once)",
+                     (int)(cold * 64 / d.block));
         if (tr.stream || tr.probe)
             snprintf(strips, sizeof strips,
                      "%lld input lines wide where the stores are streamed and a few lines of both "
                      "the source and the destination are found out of the caches at the call, "
-                     "%lld where either is in, %lld with cached stores",
-                     (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD),
-                     (long long)plan_transpose_strip_lines(TRANSPOSE_STREAM), cached);
+                     "%lld where either is in, %lld with cached stores%s",
+                     cold, warm, cached, shared_note);
         else
             snprintf(strips, sizeof strips, "%lld input line%s wide", cached,
                      cached == 1 ? "" : "s");
         /* where the stores stream, how the packed rows (n elements) meet the lines */
         char rows_text[256] = "";
-        const long long out_pitch = (long long)(n * d.block);
         if ((tr.stream || tr.probe) && out_pitch % 64 != 0)
             snprintf(rows_text, sizeof rows_text,
                      kernel_transpose_composes(d.block, kernel_transpose_bytes(p), out_pitch)

@@ -397,7 +397,7 @@ static inline int64_t first_aligned(const char *base, int64_t pitch, int64_t ele
                               (uintptr_t)dst % 4 == 0;                                         \
         const bool nt = streaming && ((dp % 64 == 0 && (uintptr_t)dst % (ELEM) == 0) || composed); \
         const bool fetch = mode != TRANSPOSE_WARM || (FETCH_WARM);                             \
-        const int64_t strip = line * (nt ? plan_transpose_strip_lines(mode) : 1);             \
+        const int64_t strip = line * (nt ? plan_transpose_strip_lines(mode, (ELEM), dp) : 1);  \
         const int64_t r_hi = r_lo + (rows - r_lo) / (MR) * (MR);                               \
         const int64_t c_hi = c_lo + (cols - c_lo) / (MC) * (MC);                               \
         static const line_out streamed = {.nt = true}, cached = {.nt = false};                 \

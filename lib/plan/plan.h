@@ -95,10 +95,40 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
  * switch, not kept); but into a
  * destination in L3 (`bench pack` as the run before left the caches: the unpack writes what
  * the pack before it read), 1024^2 doubles unpacked at 10.7-11.4 in strips of 16 against
- * 12.4-15.8 in strips of 4. */
-static inline int64_t plan_transpose_strip_lines(plan_transpose_mode mode)
+ * 12.4-15.8 in strips of 4.
+ * Streamed strips are narrower where their output rows crowd few page offsets (address bits
+ * 6-11): at most 4 rows per line offset the rows take in turn, but never fewer than
+ * PLAN_STRIP_ROWS in all (narrower strips lose on the input side). Rows a multiple of 4 KiB
+ * apart (1024 floats, 512 or 1024 doubles) all share one offset: 64 rows, 4 lines of floats,
+ * 8 of doubles; 1008 floats (4032 B) take all 64 offsets in turn: 16 lines. On the AMD EPYC
+ * Zen 5 VM (`bench pack --cache flushed`, strips of 2-16 lines by a throwaway switch, two or
+ * three rounds) floats at pitches of 1-8 offsets (384^2-2048^2) packed at 15.3-20.9 GB/s in
+ * strips of 4 lines against 11.4-13.9 in 16, doubles at 1-4 offsets at 16.0-19.3 in 8 lines
+ * against 13.9-15.2 in 16 (but 512^2: 13.9-19.4 against 14.8-14.9), while 1008^2 (32 or 64
+ * offsets) ran fastest in 16; on the Zen 3 VM
+ * streamed stores alone slowed to half speed once 16 or more of 128 rows in flight shared
+ * those bits. */
+#define PLAN_STRIP_ROWS 64
+static inline int64_t plan_transpose_strip_widest(plan_transpose_mode mode)
 {
     return mode == TRANSPOSE_STREAM_COLD ? 16 : mode == TRANSPOSE_STREAM ? 4 : 1;
+}
+
+static inline int64_t plan_transpose_strip_lines(plan_transpose_mode mode, int64_t elem,
+                                                 int64_t out_pitch)
+{
+    const int64_t lines = plan_transpose_strip_widest(mode);
+    if (mode == TRANSPOSE_WARM || mode == TRANSPOSE_COLD)
+        return lines;
+    /* how many of the 64 line offsets in 4 KiB the output rows take in turn */
+    const uint64_t magnitude = out_pitch < 0 ? -(uint64_t)out_pitch : (uint64_t)out_pitch;
+    const uint64_t low_bit = magnitude & -magnitude; /* 0 for a pitch of 0 */
+    const int64_t offsets = low_bit == 0 || low_bit >= 4096 ? 1
+                            : low_bit <= 64                 ? 64
+                                                            : (int64_t)(4096 / low_bit);
+    const int64_t rows = 4 * offsets > PLAN_STRIP_ROWS ? 4 * offsets : PLAN_STRIP_ROWS;
+    const int64_t most = rows * elem / 64;
+    return lines < most ? lines : most < 1 ? 1 : most;
 }
 
 /* How a transpose-like walk (the outer of the innermost two dims steps by one element, the

@@ -41,13 +41,15 @@ int main(int argc, char **argv)
         CHECK_SAYS(t, "tiles of 32 rows (half the TLB) x 8 columns (one 64 B line)");
     } else {
         CHECK_SAYS(t, "kernel: transpose");
-        /* 2 KiB rows would be bands of 256 doubles: a strip 16 lines wide touches 256 input
-         * pages and 128 output pages, halved to fit the 256 STLB entries */
+        /* 2 KiB rows would be bands of 256 doubles: a streamed strip is 8 lines wide (its
+         * 64 packed rows, 8 KiB apart, share their page offset), 256 input pages and 64
+         * output pages, halved to fit the 256 STLB entries */
         CHECK_SAYS(t, "bands of 128 rows: fewer than the machine's 2048 B tile row allows, so "
-                      "that their 256 pages fit the second-level TLB (256 entries), each walked "
-                      "in strips 16 input lines wide where the stores are streamed and a few "
+                      "that their 192 pages fit the second-level TLB (256 entries), each walked "
+                      "in strips 8 input lines wide where the stores are streamed and a few "
                       "lines of both the source and the destination are found out of the caches "
-                      "at the call, 4 where either is in");
+                      "at the call, 4 where either is in, 1 with cached stores (output rows "
+                      "that crowd few page offsets: 64 of them streamed at once)");
         CHECK_SAYS(t, "non-temporal stores");
         /* 64 x 64 doubles: one band holds the matrix; a strip of one line reads 64 rows 512 B
          * apart (8 pages) and fills 8 output rows (1 page) */
@@ -72,7 +74,8 @@ int main(int argc, char **argv)
         CHECK_SAYS(explain(floats, 1000), "packed rows 4000 B apart start part way into a line: "
                                           "each line streamed is put together from two "
                                           "micro-tiles");
-        CHECK(!strstr(explain(mid, 512), "packed rows")); /* 4096 B apart: whole lines */
+        CHECK(!strstr(explain(mid, 512), "part way")); /* 4096 B apart: whole lines */
+        CHECK(!strstr(explain(floats, 1000), "page offsets")); /* 64 offsets in turn */
         MPI_Type_free(&column);
         MPI_Type_free(&floats);
         MPI_Type_free(&quarter);

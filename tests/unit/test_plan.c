@@ -45,6 +45,28 @@ static void test_transpose_threshold(void)
     CHECK(plan_tiles_for(&x86, 4096, 64, 64, &t) && t.rows == 32 && t.cols == 8);
 }
 
+/* Streamed strips: at most 4 output rows per line offset the rows take in turn, never fewer
+ * than 64 rows. */
+static void test_strip_lines(void)
+{
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 4096) == 4);  /* 1024 floats */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 8, 8192) == 8);  /* 1024 doubles */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 16, 16384) == 16); /* complex */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 2048) == 4);  /* 2 offsets */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 1536) == 4);  /* 8 */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 256 * 17) == 4); /* 16 */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 128 * 33) == 8); /* 32 */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 8, 8064) == 16); /* 1008 doubles */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 4032) == 16); /* 1008 floats */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 4000) == 16); /* part lines */
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, -4096) == 4);
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM_COLD, 4, 0) == 4);
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM, 4, 4096) == 4);
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_STREAM, 8, 4032) == 4);
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_WARM, 4, 4096) == 1);
+    CHECK(plan_transpose_strip_lines(TRANSPOSE_COLD, 8, 8192) == 1);
+}
+
 static void no_transpose(const char *src, int64_t sp, char *dst, int64_t dp, int64_t rows,
                          int64_t cols, int64_t tile, plan_transpose_mode mode)
 {
@@ -60,17 +82,17 @@ static void test_transpose_tiles(void)
     plan_transpose t;
     plan_strided doubles = transpose(4096);
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 256 && t.bound == TILE_ROW_BYTES);
-    /* streamed: strips of 16 lines, 128 doubles; a strip's band rows are a page each, and so
-     * are its 128 output rows */
-    CHECK(t.tile_pages == 256 + 128 && t.stream && !t.probe);
+    /* streamed: strips of 8 lines, 64 doubles (the packed rows, 32 KiB apart, share their page
+     * offset); a strip's band rows are a page each, and so are its 64 output rows */
+    CHECK(t.tile_pages == 256 + 64 && t.stream && !t.probe);
     plan_strided floats = transpose(4096);
     floats.block = floats.stride[0] = 4, floats.stride[1] = 4 * 4096;
     CHECK(plan_transpose_for(&p, &floats, &t) && t.tile == 512 && t.bound == TILE_ROW_BYTES);
-    /* a small second-level TLB halves the band until a strip's pages fit: 32 rows in, 128
+    /* a small second-level TLB halves the band until a strip's pages fit: 32 rows in, 64
      * out */
-    p.stlb_entries = 160;
+    p.stlb_entries = 96;
     CHECK(plan_transpose_for(&p, &doubles, &t) && t.tile == 32 && t.bound == TILE_STLB);
-    CHECK(t.tile_pages == 160);
+    CHECK(t.tile_pages == 96);
     /* a 48 x 48 matrix needs no band past 64 rows; below the streaming threshold */
     p.stlb_entries = 1536;
     plan_strided small = transpose(48);
@@ -212,6 +234,7 @@ int main(void)
     test_pages_touched();
     test_transpose_threshold();
     test_transpose_tiles();
+    test_strip_lines();
     test_no_blocking_in_order();
     return check_summary("test_plan");
 }
