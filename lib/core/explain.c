@@ -184,7 +184,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         if (cold < plan_transpose_strip_widest(TRANSPOSE_STREAM_COLD))
             snprintf(shared_note, sizeof shared_note,
                      " (output rows that crowd few page offsets: %d of them streamed at once)",
-                     (int)(cold * 64 / d.block));
+                     (int)(cold * p->line_size / d.block));
         if (tr.stream || tr.probe)
             snprintf(strips, sizeof strips,
                      "%lld input lines wide where the stores are streamed and a few lines of both "
