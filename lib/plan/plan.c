@@ -229,7 +229,8 @@ bool plan_transpose_for(const plan *p, const plan_strided *s, plan_transpose *ou
     /* the widest strip a call may take, for the TLB */
     const plan_transpose_mode widest =
         out->stream || out->probe ? TRANSPOSE_STREAM_COLD : TRANSPOSE_WARM;
-    const int64_t strip = plan_transpose_strip_lines(widest, elem, out_pitch) * p->line_size / elem;
+    const int64_t strip =
+        plan_transpose_strip_lines(widest, elem, out_pitch) * p->line_size / elem;
     int64_t tile = 16;
     while (tile * 2 * elem <= p->tile_bytes && tile * 2 <= 1024)
         tile *= 2;

@@ -105,9 +105,8 @@ typedef void (*plan_transpose_fn)(const char *src, int64_t sp, char *dst, int64_
  * three rounds) floats at pitches of 1-8 offsets (384^2-2048^2) packed at 15.3-20.9 GB/s in
  * strips of 4 lines against 11.4-13.9 in 16, doubles at 1-4 offsets at 16.0-19.3 in 8 lines
  * against 13.9-15.2 in 16 (but 512^2: 13.9-19.4 against 14.8-14.9), while 1008^2 (32 or 64
- * offsets) ran fastest in 16; on the Zen 3 VM
- * streamed stores alone slowed to half speed once 16 or more of 128 rows in flight shared
- * those bits. */
+ * offsets) ran fastest in 16; on the Zen 3 VM streamed stores alone slowed to half speed once
+ * 16 or more of 128 rows in flight shared those bits. */
 #define PLAN_STRIP_ROWS 64
 static inline int64_t plan_transpose_strip_widest(plan_transpose_mode mode)
 {
@@ -127,8 +126,8 @@ static inline int64_t plan_transpose_strip_lines(plan_transpose_mode mode, int64
                             : low_bit <= 64                 ? 64
                                                             : (int64_t)(4096 / low_bit);
     const int64_t rows = 4 * offsets > PLAN_STRIP_ROWS ? 4 * offsets : PLAN_STRIP_ROWS;
-    const int64_t most = rows * elem / 64;
-    return lines < most ? lines : most < 1 ? 1 : most;
+    const int64_t most = rows * elem / 64; /* at least 1: rows >= 64 */
+    return lines < most ? lines : most;
 }
 
 /* How a transpose-like walk (the outer of the innermost two dims steps by one element, the
