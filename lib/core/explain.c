@@ -129,10 +129,9 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
         plan_strided walk;
         if (plan_records_walk(p, count, &walk))
             put(&s, "kernel: records: %lld-byte records of %lld bytes' span, one %lld B apart: one "
-                    "byte shuffle each (packing %s)\n",
+                    "byte shuffle each to pack, %lld plain copies each to unpack\n",
                 (long long)p->records.size, (long long)p->records.span, (long long)walk.stride[0],
-                p->unpack == kernel_records_unpack ? "and unpacking"
-                                                   : "only; unpack needs AVX-512 masked stores");
+                (long long)p->records.npieces);
         else
             put(&s, "kernel: list: these records are not one ascending dimension for this count\n");
         return s.overflow ? -1 : (int)s.len;

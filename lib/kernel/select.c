@@ -28,8 +28,7 @@ void kernel_select(plan *p)
         p->kernel_name = "list";
         if (p->simd_bytes >= MACHINE_SIMD_AVX2 && kernel_records_for(&p->list, &p->records)) {
             p->pack = kernel_records_pack; /* SSSE3, which every AVX2 CPU has */
-            if (p->simd_bytes >= MACHINE_SIMD_AVX512) /* masked byte stores */
-                p->unpack = kernel_records_unpack;
+            p->unpack = kernel_records_unpack;
             p->kernel_name = "records";
         }
         return;

@@ -154,13 +154,20 @@ typedef struct {
     plan_tile_bound bound; /* what set the band */
 } plan_transpose;
 
-/* Records: a list whose fields lie within 16 bytes and pack into at most 16, moved with one
- * byte shuffle per record (kernel/records.c). `gather` picks each packed byte from the
- * record (from `first` on), `scatter` the other way; `written` marks the record's bytes. */
+/* One plain copy of an unpacked record: `size` (1, 2, 4 or 8) bytes from `from` in the packed
+ * record to `to` in the record (from its `first` byte on). */
+typedef struct {
+    uint8_t to, from, size;
+} plan_record_piece;
+
+/* Records: a list whose fields lie within 16 bytes and pack into at most 16 (kernel/records.c).
+ * Packing is one byte shuffle per record: `gather` picks each packed byte from the record
+ * (from `first` on). Unpacking writes exactly the record's bytes with `pieces` plain copies. */
 typedef struct {
     int64_t first, span, size;
-    uint8_t gather[16], scatter[16];
-    uint16_t written;
+    uint8_t gather[16];
+    plan_record_piece pieces[16];
+    int64_t npieces;
 } plan_records;
 
 typedef struct plan plan;
