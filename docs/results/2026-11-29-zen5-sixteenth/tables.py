@@ -13,11 +13,12 @@ Key = tuple[str, str, str, str]  # pattern, direction, method, build
 rate: dict[Key, dict[str, float]] = collections.defaultdict(dict)
 for path in sorted(glob.glob(sys.argv[1])):
     build, round_ = path.rsplit(".", 1)[0].split("-")[-2:]
-    for line in open(path):
-        r = json.loads(line)
-        if r.get("kind") == "result":
-            key = (r["pattern"], r["direction"], r["method"], build)
-            rate[key][round_] = r["bytes"] / statistics.median(r["seconds"]) / 1e9
+    with open(path) as lines:
+        for line in lines:
+            r = json.loads(line)
+            if r.get("kind") == "result":
+                key = (r["pattern"], r["direction"], r["method"], build)
+                rate[key][round_] = r["bytes"] / statistics.median(r["seconds"]) / 1e9
 
 
 def median(pattern: str, direction: str, method: str, build: str) -> float:
@@ -32,7 +33,8 @@ def ratio(a: Key, b: Key) -> str:
 
 
 patterns = sorted({k[0] for k in rate})
-print("| pattern | direction | before GB/s | after GB/s | after/before | after/manual | after/memcpy |")
+COLUMNS = "pattern direction before_GB/s after_GB/s after/before after/manual after/memcpy"
+print("| " + " | ".join(c.replace("_", " ") for c in COLUMNS.split()) + " |")
 print("|---|---|---|---|---|---|---|")
 for p in patterns:
     for d in ("pack", "unpack"):
