@@ -122,9 +122,10 @@ kernel_strided_prefetch kernel_strided_prefetch_for(int64_t block, int64_t strid
  * packs_streamed). For `memcomm explain`. */
 bool kernel_strided_streams(const plan *p, int64_t bytes);
 
-/* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn), NULL when the
- * machine's SIMD width has none. */
-plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes);
+/* The SIMD transposing copy for `elem`-byte elements (plan_transpose_fn) that shuffles in
+ * registers of `shuffle_bytes` with the instructions of `simd_bytes` (plan's SIMD_BYTES: 64
+ * lets a 32-byte float transpose use AVX-512VL's 32 registers), NULL when the width has none. */
+plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes, int64_t shuffle_bytes);
 
 /* Whether that kernel streams output rows `pitch` bytes apart by composing their lines across
  * micro-tiles: rows a multiple of 4 bytes but not of 64 apart (kernel/transpose.c's

@@ -200,14 +200,14 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
     memset(dst, 0, (size_t)max_bytes);
     out->tile_bytes = page_size / 2;
     double best = 0;
-    const bool simd = kernel_transpose_for(8, simd_bytes) != NULL;
+    const bool simd = kernel_transpose_for(8, simd_bytes, simd_bytes) != NULL;
     for (int64_t row = 512; simd && row <= 4096 && row <= page_size; row *= 2) {
         int i = out->tile_points++;
         out->tile_sizes[i] = row;
         double total = 0;
         for (int e = 0; e < 2; e++) {
             const int64_t elem = e == 0 ? 8 : 4, n = square_side(32 << 20, elem);
-            plan_transpose_fn transpose = kernel_transpose_for(elem, simd_bytes);
+            plan_transpose_fn transpose = kernel_transpose_for(elem, simd_bytes, simd_bytes);
             double seconds =
                 transpose_seconds(transpose, src, dst, n, elem, row / elem, TRANSPOSE_STREAM_COLD);
             out->tile_gbps[i][e] = seconds > 0 ? (double)(n * n * elem) / seconds / 1e9 : 0;
@@ -221,7 +221,7 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
     /* shuffle width: each width the CPU has, widest first, with the tile just chosen */
     double fastest = 0;
     for (int64_t width = MACHINE_SIMD_AVX512; width >= MACHINE_SIMD_AVX2; width /= 2) {
-        plan_transpose_fn transpose = kernel_transpose_for(8, width);
+        plan_transpose_fn transpose = kernel_transpose_for(8, simd_bytes, width);
         if (width > simd_bytes || !transpose)
             continue;
         int i = out->shuffle_points++;
@@ -241,7 +241,7 @@ int machine_probe(int64_t page_size, int64_t line_size, int64_t simd_bytes,
 
     out->stream_bytes = INT64_MAX; /* never, unless streaming wins from some size on */
     plan_transpose_fn transpose =
-        kernel_transpose_for(8, out->shuffle_bytes ? out->shuffle_bytes : simd_bytes);
+        kernel_transpose_for(8, simd_bytes, out->shuffle_bytes ? out->shuffle_bytes : simd_bytes);
     for (int64_t bytes = 1 << 20; transpose && bytes <= max_bytes; bytes *= 2) {
         const int64_t n = square_side(bytes, 8), tile = out->tile_bytes / 8;
         int i = out->stream_points++;

@@ -19,7 +19,8 @@ void kernel_select(plan *p)
     case PLAN_STRIDED:
         p->pack = kernel_strided_pack_for(p->strided.block, p->simd_bytes);
         p->unpack = kernel_strided_unpack_for(p->strided.block, p->simd_bytes);
-        p->transpose = kernel_transpose_for(p->strided.block, kernel_transpose_bytes(p));
+        p->transpose =
+            kernel_transpose_for(p->strided.block, p->simd_bytes, kernel_transpose_bytes(p));
         p->kernel_name = "strided";
         return;
     case PLAN_LIST:

@@ -446,26 +446,26 @@ TRANSPOSE_WALK(transpose_z_avx512, "avx512f", 16, 4, 4, micro_z4x4_avx512, false
 
 #endif /* MEMCOMM_X86 */
 
-plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
+plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes, int64_t shuffle_bytes)
 {
 #if MEMCOMM_X86
-    if (elem == 8 && simd_bytes >= MACHINE_SIMD_AVX512)
+    const int64_t width = shuffle_bytes < simd_bytes ? shuffle_bytes : simd_bytes;
+    if (elem == 8 && width >= MACHINE_SIMD_AVX512)
         return transpose_d_avx512;
-    if (elem == 8 && simd_bytes >= MACHINE_SIMD_AVX2)
+    if (elem == 8 && width >= MACHINE_SIMD_AVX2)
         return transpose_d_avx2;
-    if (elem == 4 && simd_bytes >= MACHINE_SIMD_AVX512)
+    if (elem == 4 && width >= MACHINE_SIMD_AVX512)
         return transpose_f_avx512;
-    if (elem == 4 && simd_bytes >= MACHINE_SIMD_AVX2) {
-        __builtin_cpu_init(); /* idempotent; this may run before libgcc's constructor */
-        return __builtin_cpu_supports("avx512vl") ? transpose_f_lanes : transpose_f_avx2;
-    }
-    if (elem == 16 && simd_bytes >= MACHINE_SIMD_AVX512)
+    if (elem == 4 && width >= MACHINE_SIMD_AVX2) /* SIMD_BYTES 64 has AVX-512VL */
+        return simd_bytes >= MACHINE_SIMD_AVX512 ? transpose_f_lanes : transpose_f_avx2;
+    if (elem == 16 && width >= MACHINE_SIMD_AVX512)
         return transpose_z_avx512;
-    if (elem == 16 && simd_bytes >= MACHINE_SIMD_AVX2)
+    if (elem == 16 && width >= MACHINE_SIMD_AVX2)
         return transpose_z_avx2;
 #else
     (void)elem;
     (void)simd_bytes;
+    (void)shuffle_bytes;
 #endif
     return NULL;
 }
@@ -473,7 +473,7 @@ plan_transpose_fn kernel_transpose_for(int64_t elem, int64_t simd_bytes)
 bool kernel_transpose_composes(int64_t elem, int64_t simd_bytes, int64_t pitch)
 {
 #if MEMCOMM_X86
-    return rows_composable(pitch) && kernel_transpose_for(elem, simd_bytes) != NULL;
+    return rows_composable(pitch) && kernel_transpose_for(elem, simd_bytes, simd_bytes) != NULL;
 #else
     (void)elem;
     (void)simd_bytes;

@@ -196,8 +196,12 @@ static int check_transpose_kernels(int *composed, int *pieces)
     for (int trial = 0; trial < 600; trial++) {
         state = (uint64_t)trial * 0xD1B54A32D192ED03ull + 7;
         const int64_t elem = (int64_t[]){4, 8, 16}[trial % 3];
-        const int64_t width = (int64_t[]){MACHINE_SIMD_AVX2, MACHINE_SIMD_AVX512}[trial / 3 % 2];
-        plan_transpose_fn transpose = width <= simd ? kernel_transpose_for(elem, width) : NULL;
+        /* shuffles of 32 bytes with AVX2 alone and with AVX-512's instructions (floats: the
+         * AVX-512VL walk), and of 64 */
+        const int64_t combo = trial / 3 % 3;
+        const int64_t width = combo < 2 ? MACHINE_SIMD_AVX2 : MACHINE_SIMD_AVX512;
+        const int64_t isa = combo == 0 ? MACHINE_SIMD_AVX2 : MACHINE_SIMD_AVX512;
+        plan_transpose_fn transpose = isa <= simd ? kernel_transpose_for(elem, isa, width) : NULL;
         if (!transpose)
             continue;
         const plan_transpose_mode mode = modes[trial / 6 % 4];
@@ -238,9 +242,9 @@ static int check_transpose_kernels(int *composed, int *pieces)
         CHECK(right);
         CHECK(fenced);
         if (!right || !fenced)
-            fprintf(stderr, "  transpose of %lld-byte elements, %lld-byte SIMD, mode %d: %lld x "
-                            "%lld, pitches %lld and %lld, destination +%lld\n",
-                    (long long)elem, (long long)width, (int)mode, (long long)rows,
+            fprintf(stderr, "  transpose of %lld-byte elements, %lld-byte shuffles (SIMD %lld), "
+                            "mode %d: %lld x %lld, pitches %lld and %lld, destination +%lld\n",
+                    (long long)elem, (long long)width, (long long)isa, (int)mode, (long long)rows,
                     (long long)cols, (long long)sp, (long long)pitch, (long long)shift);
     }
     return streamed;
