@@ -9,10 +9,10 @@
  * the run when its length is no power of two), done piece by piece over a few records at a
  * time so that each loop has one copy size. A 16-byte store under a byte mask (AVX-512BW),
  * the first way, ran at half the speed of the plain copies on an AMD EPYC Zen 5 VM (1 Mi
- * {int, double} records from memory: 8-10 GB/s, plain copies 16-18, a hand-written loop
- * 15-18; throwaway program). The last records of a pack, whose wide load or store would reach
- * past the data, go through the list kernel, as do walks with more than the one (count)
- * dimension. */
+ * {int, double} records from memory: 7.1-10.8 GB/s, plain copies 15.9-18.2, a hand-written
+ * loop 14.4-18.8; throwaway program, docs/results/2026-11-29-zen5-sixteenth). The last
+ * records of a pack, whose wide load or store would reach past the data, go through the list
+ * kernel, as do walks with more than the one (count) dimension. */
 #include <stdint.h>
 #include <string.h>
 
@@ -131,8 +131,8 @@ void kernel_records_pack(const plan *p, char *typed, int64_t count, char *packed
 #endif
 
 /* Records per round of pieces: each piece's loop runs over these few records, which stay in L1
- * for the next piece (32 ran at 16-18 GB/s in the throwaway program above; 256 or more, 10-13
- * warm). */
+ * for the next piece (in the throwaway program above, warm: 16 and 64 records 18.4-20.1 GB/s,
+ * 256 9.6-17.4, 1024 12.3-13.6; 32 from memory 15.9-18.2). */
 #define RECORDS_PER_ROUND 32
 
 /* One piece of `size` bytes, `n` records `extent` apart. */

@@ -88,8 +88,9 @@ int main(int argc, char **argv)
         MPI_Type_create_struct(2, one, at, fields, &pair);
         MPI_Type_create_resized(pair, 0, 16, &record);
         MPI_Type_commit(&record);
-        CHECK_SAYS(explain(record, 100), "kernel: records: 12-byte records of 16 bytes' span, one 16 B "
-                                         "apart: one byte shuffle each to pack, 2 plain copies");
+        CHECK_SAYS(explain(record, 100), "kernel: records: 12-byte records of 16 bytes' span, "
+                                         "one 16 B apart: one byte shuffle each to pack, 2 plain "
+                                         "copies");
         MPI_Type_free(&pair);
         MPI_Type_free(&record);
         /* {char[3], double}: the 3 bytes as two 2-byte copies that overlap in the middle one */
@@ -98,8 +99,9 @@ int main(int argc, char **argv)
         MPI_Type_create_struct(2, lens3, at, fields3, &pair);
         MPI_Type_create_resized(pair, 0, 16, &record);
         MPI_Type_commit(&record);
-        CHECK_SAYS(explain(record, 100), "kernel: records: 11-byte records of 16 bytes' span, one 16 B "
-                                         "apart: one byte shuffle each to pack, 3 plain copies");
+        CHECK_SAYS(explain(record, 100), "kernel: records: 11-byte records of 16 bytes' span, "
+                                         "one 16 B apart: one byte shuffle each to pack, 3 plain "
+                                         "copies");
         MPI_Type_free(&pair);
         MPI_Type_free(&record);
     }
