@@ -81,29 +81,29 @@ int main(int argc, char **argv)
         MPI_Type_free(&quarter);
         MPI_Type_free(&mid);
         MPI_Type_free(&small);
-        /* records of {int, double}: one shuffle each */
-        int one[2] = {1, 1};
-        MPI_Aint at[2] = {0, 8};
-        MPI_Datatype fields[2] = {MPI_INT, MPI_DOUBLE}, pair, record;
-        MPI_Type_create_struct(2, one, at, fields, &pair);
-        MPI_Type_create_resized(pair, 0, 16, &record);
-        MPI_Type_commit(&record);
-        CHECK_SAYS(explain(record, 100), "kernel: records: 12-byte records of 16 bytes' span, "
-                                         "one 16 B apart: one byte shuffle each to pack, 2 plain "
-                                         "copies");
-        MPI_Type_free(&pair);
-        MPI_Type_free(&record);
-        /* {char[3], double}: the 3 bytes as two 2-byte copies that overlap in the middle one */
-        int lens3[2] = {3, 1};
-        MPI_Datatype fields3[2] = {MPI_CHAR, MPI_DOUBLE};
-        MPI_Type_create_struct(2, lens3, at, fields3, &pair);
-        MPI_Type_create_resized(pair, 0, 16, &record);
-        MPI_Type_commit(&record);
-        CHECK_SAYS(explain(record, 100), "kernel: records: 11-byte records of 16 bytes' span, "
-                                         "one 16 B apart: one byte shuffle each to pack, 3 plain "
-                                         "copies");
-        MPI_Type_free(&pair);
-        MPI_Type_free(&record);
+        /* records of {int, double}: one shuffle each to pack, two copies to unpack; of
+         * {char[3], double}: the 3 bytes as two 2-byte copies that overlap in the middle one */
+        const struct {
+            int first_len;
+            MPI_Datatype first;
+            const char *says;
+        } records[] = {
+            {1, MPI_INT, "kernel: records: 12-byte records of 16 bytes' span, one 16 B apart: one "
+                         "byte shuffle each to pack, 2 plain copies"},
+            {3, MPI_CHAR, "kernel: records: 11-byte records of 16 bytes' span, one 16 B apart: one "
+                          "byte shuffle each to pack, 3 plain copies"},
+        };
+        for (int i = 0; i < 2; i++) {
+            int lens[2] = {records[i].first_len, 1};
+            MPI_Aint at[2] = {0, 8};
+            MPI_Datatype fields[2] = {records[i].first, MPI_DOUBLE}, pair, record;
+            MPI_Type_create_struct(2, lens, at, fields, &pair);
+            MPI_Type_create_resized(pair, 0, 16, &record);
+            MPI_Type_commit(&record);
+            CHECK_SAYS(explain(record, 100), records[i].says);
+            MPI_Type_free(&pair);
+            MPI_Type_free(&record);
+        }
     }
     /* one column alone: a single dimension, nothing to reorder; its doubles 8 KiB apart, each
      * on a page of its own, prefetched 128 ahead (3 KiB of them, at most 128) */
