@@ -1,11 +1,12 @@
 """Medians, ratios and tables from known records."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memcomm import report
-from memcomm.report import analysis, tables
+from memcomm.report import analysis, figures, tables
 
 
 def record(
@@ -178,3 +179,20 @@ def test_decompose_sets_the_datatype_send_against_both_bounds() -> None:
     del parts["pack-send"], parts["copy-send"]
     (row,) = analysis.decompose([part(m, us) for m, us in parts.items()]).tables[0].rows
     assert row[-2:] == ["-", "-"] and row[-3] == "62%"
+
+
+def test_pack_figure_puts_each_mpis_ratio_at_its_patterns_row(tmp_path: Path) -> None:
+    # Open MPI lacks pattern "a": its bars must still sit on the rows of "b" and "c"
+    rows = []
+    for mpi, patterns in (("mpich", "abc"), ("openmpi", "bc")):
+        for i, p in enumerate(patterns):
+            for direction in ("pack", "unpack"):
+                for method, s in (("mpi", 2.0 + i), ("memcomm", 1.0)):
+                    rows.append(record(method, [s], p, direction) | {"mpi": mpi})
+    (figure,) = analysis.pack(rows).figures
+    assert figure.categories == ["a", "b", "c"]
+    by_label = {s.label: s.points for s in figure.series}
+    assert [p.x for p in by_label["pack (openmpi)"]] == [1.0, 2.0]
+    assert [p.value for p in by_label["pack (openmpi)"]] == pytest.approx([2.0, 3.0])
+    assert [p.value for p in by_label["unpack (mpich)"]] == pytest.approx([2.0, 3.0, 4.0])
+    assert figures.draw(figure, tmp_path).stat().st_size > 0

@@ -54,6 +54,9 @@ class Figure:
     xlog: bool = True
     ylog: bool = True
     bars: bool = False  # stacked bars: one series per part, x are categories
+    # ratios to a baseline by named case: one horizontal bar per series and case, point x the
+    # case's index here, on a log axis with the baseline (1) marked
+    categories: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -562,8 +565,30 @@ def copy(results: Sequence[Result]) -> Analysis:
     )
 
 
+def _ratio_series(
+    label: str,
+    rows: Sequence[tables.PackRow],
+    names: Sequence[str],
+    method: str,
+    baseline: str,
+    direction: str = "pack",
+) -> Series:
+    """`method` over `baseline` for each row that has both, at its pattern's index in `names`."""
+    return Series(
+        label,
+        [
+            Point(
+                float(names.index(row.pattern)), summarize([row.ratio(method, baseline, direction)])
+            )
+            for row in rows
+            if row.has(method, direction) and row.has(baseline, direction)
+        ],
+    )
+
+
 def pack(results: Sequence[Result]) -> Analysis:
     findings, figure_series, out = [], [], []
+    names = list(dict.fromkeys(str(r["pattern"]) for r in results))
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi))
         for direction in ("pack", "unpack"):
@@ -574,24 +599,17 @@ def pack(results: Sequence[Result]) -> Analysis:
                 )
             )
         findings += [f"{mpi}: {line}" for line in tables.summary(rows).splitlines()]
-        figure_series.append(
-            Series(
-                f"memcomm / MPI, pack ({mpi})",
-                [
-                    Point(float(i), summarize([row.ratio("memcomm", "mpi")]))
-                    for i, row in enumerate(rows)
-                    if row.has("memcomm") and row.has("mpi")
-                ],
+        for direction in ("pack", "unpack"):
+            figure_series.append(
+                _ratio_series(f"{direction} ({mpi})", rows, names, "memcomm", "mpi", direction)
             )
-        )
-    names = list(dict.fromkeys(str(r["pattern"]) for r in results))
     figure = Figure(
         "pack",
-        "memcomm's pack against the MPI's (ratio of medians)",
-        "; ".join(f"{i}: {n}" for i, n in enumerate(names)),
-        "memcomm / MPI",
+        "memcomm's pack and unpack against the MPI's (ratio of medians)",
+        "times the MPI's speed",
+        "",
         figure_series,
-        xlog=False,
+        categories=names,
     )
     return Analysis(
         "pack",
@@ -640,17 +658,11 @@ def collectives(results: Sequence[Result]) -> Analysis:
     own call, a hand-written pack around an Alltoallv (or Allgather), and the same bytes sent
     contiguously."""
     findings, out, series = [], [], []
+    names = list(dict.fromkeys(str(r["pattern"]) for r in results))
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "collectives")
         series += [
-            Series(
-                f"{method} / MPI ({mpi})",
-                [
-                    Point(float(i), summarize([row.ratio(method, "mpi")]))
-                    for i, row in enumerate(rows)
-                    if row.has(method) and row.has("mpi")
-                ],
-            )
+            _ratio_series(f"{method} ({mpi})", rows, names, method, "mpi")
             for method in ("memcomm", "manual")
         ]
         out.append(
@@ -681,14 +693,11 @@ def collectives(results: Sequence[Result]) -> Analysis:
         [
             Figure(
                 "collectives",
-                "Collectives against the MPI's own call (ratio of medians; 1 = the MPI)",
-                "; ".join(
-                    f"{i}: {n}"
-                    for i, n in enumerate(dict.fromkeys(str(r["pattern"]) for r in results))
-                ),
+                "Collectives against the MPI's own call (ratio of medians)",
                 "times the MPI's speed",
+                "",
                 series,
-                xlog=False,
+                categories=names,
             )
         ],
         out,
