@@ -1,24 +1,29 @@
 """A/B table of any `bench pack` patterns: python tables.py "ab-*.jsonl" (files named
 <prefix>-<before|after>-<round>.jsonl; GB/s are medians over the rounds, ratios medians of the
 per-round ratios of two measurements taken in the same launch or alternated launches; memcpy:
-the one copy of the packed bytes, measured with the pack)."""
+the one copy of the packed bytes, measured with the pack). Run with the project's Python
+(.venv/bin/python): it reads the files with memcomm's own results and report modules."""
 
 import collections
 import glob
-import json
 import statistics
 import sys
+
+from memcomm import results
+from memcomm.report import tables
 
 Key = tuple[str, str, str, str]  # pattern, direction, method, build
 rate: dict[Key, dict[str, float]] = collections.defaultdict(dict)
 for path in sorted(glob.glob(sys.argv[1])):
     build, round_ = path.rsplit(".", 1)[0].split("-")[-2:]
-    with open(path) as lines:
-        for line in lines:
-            r = json.loads(line)
-            if r.get("kind") == "result":
-                key = (r["pattern"], r["direction"], r["method"], build)
-                rate[key][round_] = r["bytes"] / statistics.median(r["seconds"]) / 1e9
+    runs = results.read([path])
+    for row in tables.pack_rows(run.result(r) for run in runs for r in run.results):
+        for direction in ("pack", "unpack"):
+            for method in (*row.pack_s, *row.unpack_s):
+                if row.has(method, direction):
+                    rate[(row.pattern, direction, method, build)][round_] = row.gbps(
+                        method, direction
+                    )
 
 
 def median(pattern: str, direction: str, method: str, build: str) -> float:
@@ -43,7 +48,7 @@ for p in patterns:
             f"{median(p, d, 'memcomm', 'after'):.2f} | "
             f"{ratio((p, d, 'memcomm', 'after'), (p, d, 'memcomm', 'before'))} | "
             f"{ratio((p, d, 'memcomm', 'after'), (p, d, 'manual', 'after'))} | "
-            f"{ratio((p, d, 'memcomm', 'after'), (p, 'pack', 'memcpy', 'after'))} |"
+            f"{ratio((p, d, 'memcomm', 'after'), (p, d, 'memcpy', 'after'))} |"
         )
     print(
         f"| {p} | unpack/pack | | | | | after "
