@@ -63,19 +63,16 @@ static void put_pattern(sink *s, const plan *p, const plan_strided *d)
 static void put_list(sink *s, const plan *p, int64_t bytes)
 {
     const plan_list *l = &p->list;
-    bool far = l->runs == 0 && l->far, streamable = false;
-    int64_t ahead = l->far ? kernel_prefetch_distance(l->mean_len, l->n) : 0;
+    bool streamable = false;
+    int64_t ahead = l->runs ? 0 : l->ahead;
     for (int r = 0; r < l->runs; r++) {
-        const plan_run *run = &l->run[r];
-        far = far || run->far;
-        streamable = streamable || run->len % 4 == 0;
-        if (run->far && kernel_prefetch_distance(run->len, run->n) > ahead)
-            ahead = kernel_prefetch_distance(run->len, run->n);
+        streamable = streamable || l->run[r].len % 4 == 0;
+        ahead = l->run[r].ahead > ahead ? l->run[r].ahead : ahead;
     }
     put(s, "kernel: list: ");
     if (l->runs)
         put(s, "%d run%s of equal blocks; ", l->runs, l->runs == 1 ? "" : "s");
-    if (far)
+    if (ahead)
         put(s, "blocks spread over more than %d times the L2, prefetched into it up to %lld "
                "blocks ahead (an unpack's packed bytes %d B ahead); ",
             (int)PLAN_PREFETCH_L2S, (long long)ahead, (int)KERNEL_PACKED_AHEAD_BYTES);
@@ -230,7 +227,7 @@ int explain_analysis(const analysis *a, int64_t count, char *text, size_t cap)
             d.ndims < 2 ? "one dimension: walked in memory order"
                         : "not blocked: the walk fits the TLB or is already in memory order");
         const long long block = (long long)d.block, apart = (long long)llabs(stride),
-                        ahead = (long long)kernel_prefetch_distance(d.block, n);
+                        ahead = (long long)plan_prefetch_distance(d.block, n, false);
         switch (kernel_strided_prefetch_for(d.block, stride)) {
         case STRIDED_PREFETCHED:
             put(&s, "; blocks of %lld B %lld B apart, each on a page of its own, prefetched %lld "

@@ -75,22 +75,6 @@ static inline __attribute__((always_inline)) void kernel_copy_block(char *dst, c
     }
 }
 
-/* How many blocks ahead a gather prefetches. Scattered small blocks (particles, LAMMPS atoms)
- * and small blocks far apart (faces of NAS LU, MILC) are latency-bound gathers: each costs a cache (and often a TLB) miss, and only many misses in
- * flight hide it. Measured on random 24-byte blocks of a 12.6 MB array (AMD EPYC, medians of
- * 15): prefetching 16 blocks ahead into L1 reached 30% of a memcpy, 64 ahead 45-55%; into L2
- * only (the "T2" hint: L2 tracks more misses than L1), 128 ahead reached 67-68%, and 256 no
- * more. Longer blocks keep about 3 KiB of packed bytes in flight. A list shorter than that
- * looks at most half of itself ahead. */
-static inline int64_t kernel_prefetch_distance(int64_t mean_len, int64_t blocks_in_list)
-{
-    const int64_t in_flight_bytes = 3072, most = 128, least = 4;
-    int64_t blocks = mean_len > 0 ? in_flight_bytes / mean_len : most;
-    blocks = blocks > most ? most : blocks;
-    blocks = blocks > blocks_in_list / 2 ? blocks_in_list / 2 : blocks;
-    return blocks < least ? least : blocks;
-}
-
 /* How far ahead of its reads an unpack of far blocks (plan_list) prefetches its packed bytes
  * into L2. The random read-for-ownership of the typed side's lines fills the miss queues, and
  * the hardware prefetcher then runs too few lines ahead on the packed stream: 24-byte

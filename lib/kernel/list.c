@@ -57,7 +57,7 @@ copy_block_at(const int64_t *offs, const int32_t *offs32, const int64_t *lens, i
  * would otherwise reload them after every block. Both ends of the block `ahead` are
  * prefetched (a 24-byte block straddles two cache lines one time in three), and an unpack's
  * packed bytes KERNEL_PACKED_AHEAD_BYTES ahead, unless `ahead` is `n`: blocks near each other
- * (plan_list's `far`). */
+ * (plan_list's `ahead` of 0). */
 static inline __attribute__((always_inline)) char *
 copy_blocks(const int64_t *offs, const int32_t *offs32, const int64_t *lens, int64_t n,
             char *base, char *packed, int64_t fixed_len, int64_t ahead, bool narrow, bool pack,
@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) char *copy_run(const plan_list *l, 
 {
     const int64_t *offs = l->offs + r->first, *lens = l->lens + r->first;
     const int32_t *offs32 = narrow ? l->offs32 + r->first : NULL;
-    const int64_t n = r->n, ahead = r->far ? kernel_prefetch_distance(r->len, r->n) : n;
+    const int64_t n = r->n, ahead = r->ahead ? r->ahead : n;
     const int width = pack ? stream_width(stream, r->len, packed) : 0;
 #define RUN_OF(LEN)                                                                            \
     (width == 8   ? copy_blocks(offs, offs32, lens, n, base, packed, LEN, ahead, narrow, pack, 8) \
@@ -145,7 +145,7 @@ walk(const plan *p, char *typed, int64_t count, char *packed, bool narrow, bool 
     plan_strided_for_count(p, count, &s);
     char *base = typed + s.off;
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
-    const int64_t ahead = l->far ? kernel_prefetch_distance(l->mean_len, l->n) : l->n;
+    const int64_t ahead = l->ahead ? l->ahead : l->n;
     const bool stream = pack && l->runs && streams(p, p->size * count, packed);
     for (;;) {
         if (l->runs)

@@ -133,7 +133,7 @@ gather_store(const char *p, int64_t stride, char *packed, int64_t block)
 }
 #endif
 
-/* Whether a walk prefetches its blocks ahead (kernel_prefetch_distance): short blocks (up to
+/* Whether a walk prefetches its blocks ahead (plan_prefetch_distance): short blocks (up to
  * FAR_BLOCK; long ones are streams the prefetchers follow) at least `least` bytes apart:
  * - FAR_STRIDE always: blocks that far apart sit each on a page of its own, where a stride
  *   prefetcher stops (NAS LU's faces: 40 bytes every 5120). There prefetching won whether
@@ -202,11 +202,11 @@ static inline __attribute__((always_inline)) void walk(const plan_strided *s, ch
     }
     const int inner = s->ndims - 1;
     const int64_t inner_count = s->count[inner], inner_stride = s->stride[inner];
-    /* blocks far apart: prefetched ahead, as a list's (kernel_prefetch_distance) */
+    /* blocks far apart: prefetched ahead, as a list's beyond the STLB's reach */
     const bool prefetched_ahead =
         prefetched_apart(block, inner_stride, cold ? CLOSE_STRIDE : FAR_STRIDE);
     const int64_t ahead =
-        prefetched_ahead ? kernel_prefetch_distance(block, inner_count) : inner_count;
+        prefetched_ahead ? plan_prefetch_distance(block, inner_count, false) : inner_count;
     const int64_t group = grouped && pack ? GATHER_GROUP(block) : 1;
     int64_t idx[PLAN_MAX_DIMS + 1] = {0};
     const int64_t prefetched = inner_count > ahead ? inner_count - ahead : 0;

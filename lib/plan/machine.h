@@ -64,9 +64,11 @@ const machine *machine_get(void);
 const char *machine_field_name(machine_field f);
 
 /* The data TLB entries for 4 KiB pages that AMD's extended cpuid leaves report in EBX:
- * first level from leaf 0x80000005, second from 0x80000006. A level whose size or
- * associativity field is 0 (absent, or a CPU that does not fill these leaves) reads 0. */
-void machine_amd_tlb_entries(uint32_t leaf5_ebx, uint32_t leaf6_ebx, int64_t *tlb,
-                             int64_t *stlb);
+ * first level from leaf 0x80000005, second from 0x80000006, on a CPU of `family` (cpuid 1's
+ * family with its extension: 0x19 Zen 3 and 4, 0x1a Zen 5). A level whose size or
+ * associativity field is 0 (absent, or a CPU that does not fill these leaves) reads 0, and
+ * so does a second level too small to be real, unless the family's size is known. */
+void machine_amd_tlb_entries(uint32_t leaf5_ebx, uint32_t leaf6_ebx, unsigned family,
+                             int64_t *tlb, int64_t *stlb);
 
 #endif

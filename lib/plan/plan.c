@@ -92,23 +92,29 @@ static void plan_list_uniform(ir_arena *arena, plan_list *l)
     l->same_len = l->mean_len = unit;
 }
 
-/* The compact forms the kernel reads (plan_list): runs of equal blocks, if there are few,
- * and the offsets as int32, if they fit (and there is memory for them). */
-/* Whether blocks first .. first + n - 1 spread over more than `near` bytes. */
-static bool spread_over(const plan_list *l, int64_t first, int64_t n, int64_t near)
+/* How many blocks ahead the list kernel prefetches blocks first .. first + n - 1 of
+ * `len` bytes each (the mean where they differ): 0 where they lie within PLAN_PREFETCH_L2S
+ * times the L2, else plan_prefetch_distance, deeper where their pages fit the STLB. */
+static int64_t list_ahead(const plan_list *l, int64_t first, int64_t n, int64_t len,
+                          const machine *m)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int64_t i = first; i < first + n; i++) {
         lo = l->offs[i] < lo ? l->offs[i] : lo;
         hi = l->offs[i] + l->lens[i] > hi ? l->offs[i] + l->lens[i] : hi;
     }
-    return n > 0 && hi - lo > near;
+    if (n <= 0 || hi - lo <= PLAN_PREFETCH_L2S * m->value[MACHINE_L2])
+        return 0;
+    const int64_t page = m->value[MACHINE_PAGE], pages = (hi - lo + page - 1) / page + 1;
+    return plan_prefetch_distance(len, n, pages <= m->value[MACHINE_STLB]);
 }
 
-static void plan_list_compact(ir_arena *arena, int64_t l2_bytes, plan_list *l)
+/* The compact forms the kernel reads (plan_list): runs of equal blocks, if there are few,
+ * and the offsets as int32, if they fit (and there is memory for them); how far ahead each
+ * part is prefetched. */
+static void plan_list_compact(ir_arena *arena, const machine *m, plan_list *l)
 {
-    const int64_t near = PLAN_PREFETCH_L2S * l2_bytes;
-    l->far = spread_over(l, 0, l->n, near);
+    l->ahead = list_ahead(l, 0, l->n, l->mean_len, m);
     l->runs = 0;
     for (int64_t i = 0; i < l->n; i++) {
         if (l->runs > 0 && l->run[l->runs - 1].len == l->lens[i]) {
@@ -117,11 +123,11 @@ static void plan_list_compact(ir_arena *arena, int64_t l2_bytes, plan_list *l)
             l->runs = 0;
             break;
         } else {
-            l->run[l->runs++] = (plan_run){i, 1, l->lens[i], false};
+            l->run[l->runs++] = (plan_run){i, 1, l->lens[i], 0};
         }
     }
     for (int r = 0; r < l->runs; r++)
-        l->run[r].far = spread_over(l, l->run[r].first, l->run[r].n, near);
+        l->run[r].ahead = list_ahead(l, l->run[r].first, l->run[r].n, l->run[r].len, m);
     l->offs32 = NULL;
     for (int64_t i = 0; i < l->n; i++)
         if (l->offs[i] < INT32_MIN || l->offs[i] > INT32_MAX)
@@ -275,7 +281,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
     } else if (plan_as_list(normal, &out->strided, &out->list)) {
         out->kind = PLAN_LIST;
         plan_list_uniform(arena, &out->list);
-        plan_list_compact(arena, m->value[MACHINE_L2], &out->list);
+        plan_list_compact(arena, m, &out->list);
     } else {
         out->kind = PLAN_TREE;
         out->tree = normal;

@@ -376,9 +376,9 @@ int main(void)
         kinds[p.kind]++;
         if (p.kind == PLAN_LIST) {
             lists_runs += p.list.runs > 1;
-            bool prefetched = p.list.runs == 0 && p.list.far;
+            bool prefetched = p.list.runs == 0 && p.list.ahead > 0;
             for (int r = 0; r < p.list.runs; r++)
-                prefetched = prefetched || p.list.run[r].far;
+                prefetched = prefetched || p.list.run[r].ahead > 0;
             lists_prefetched += prefetched;
             bool streamable = false;
             for (int r = 0; r < p.list.runs; r++)

@@ -194,6 +194,42 @@ static void test_list_uniform(void)
     ir_arena_free(&a);
 }
 
+/* How far the list kernel prefetches (plan_prefetch_distance): not at all within 4 L2s, 3 KiB
+ * of blocks (128 at most) past them, twice that where the blocks' pages fit the STLB. */
+static void test_list_prefetch(void)
+{
+    enum { N = 2048 };
+    ir_arena a;
+    ir_arena_init(&a, 1 << 20);
+    machine m = *machine_get();
+    m.value[MACHINE_PAGE] = 4096;
+    m.value[MACHINE_L2] = 1 << 20;
+    static int64_t offs[N], lens[N];
+    for (int64_t len = 24; len <= 40; len += 16) {
+        for (int i = 0; i < N; i++) { /* shuffled, 3 KiB apart: 6 MiB, 1537 pages */
+            offs[i] = (int64_t)(i * 1031 % N) * 3072;
+            lens[i] = len;
+        }
+        const int64_t deep = len == 24 ? 256 : 6144 / 40, shallow = len == 24 ? 128 : 3072 / 40;
+        plan p;
+        m.value[MACHINE_STLB] = 1537;
+        plan_build(ir_list(&a, 0, N, offs, lens), N * len, N * 3072, &m, &a, &p);
+        CHECK(p.kind == PLAN_LIST && p.list.runs == 1 && p.list.run[0].ahead == deep &&
+              p.list.ahead == deep);
+        m.value[MACHINE_STLB] = 1536;
+        plan_build(ir_list(&a, 0, N, offs, lens), N * len, N * 3072, &m, &a, &p);
+        CHECK(p.list.run[0].ahead == shallow && p.list.ahead == shallow);
+        /* within 4 L2s: not prefetched */
+        m.value[MACHINE_L2] = 2 << 20;
+        plan_build(ir_list(&a, 0, N, offs, lens), N * len, N * 3072, &m, &a, &p);
+        CHECK(p.list.run[0].ahead == 0 && p.list.ahead == 0);
+        m.value[MACHINE_L2] = 1 << 20;
+    }
+    /* a short list looks at most half of itself ahead */
+    CHECK(plan_prefetch_distance(24, 100, true) == 50 && plan_prefetch_distance(24, 4, true) == 4);
+    ir_arena_free(&a);
+}
+
 static void test_sizes(void)
 {
     int64_t v = -1;
@@ -212,22 +248,32 @@ static void test_amd_tlb_leaves(void)
 {
     int64_t tlb = -1, stlb = -1;
     /* an AMD EPYC (Zen 3) VM: 64 entries, fully associative; 2048, associativity code 6 */
-    machine_amd_tlb_entries(0xff40ff40u, 0x68004200u, &tlb, &stlb);
+    machine_amd_tlb_entries(0xff40ff40u, 0x68004200u, 0x19, &tlb, &stlb);
     CHECK(tlb == 64 && stlb == 2048);
     /* Intel leaves both EBX reserved, 0 */
-    machine_amd_tlb_entries(0, 0, &tlb, &stlb);
+    machine_amd_tlb_entries(0, 0, 0x6, &tlb, &stlb);
     CHECK(tlb == 0 && stlb == 0);
     /* sizes given with an associativity of 0: no such TLB */
-    machine_amd_tlb_entries(0x00400000u, 0x08004200u, &tlb, &stlb);
+    machine_amd_tlb_entries(0x00400000u, 0x08004200u, 0x19, &tlb, &stlb);
     CHECK(tlb == 0 && stlb == 0);
     /* the whole 12-bit second-level size field */
-    machine_amd_tlb_entries(0xff40ff40u, 0x6c00a200u, &tlb, &stlb);
+    machine_amd_tlb_entries(0xff40ff40u, 0x6c00a200u, 0x19, &tlb, &stlb);
     CHECK(tlb == 64 && stlb == 3072);
+    /* the AMD EPYC Zen 5 VM: 96 entries, and a second level of 128, which no Zen core has:
+     * Zen 5's 4096 instead; the same figures on another family leave the default */
+    machine_amd_tlb_entries(0xff60ff40u, 0x60804040u, 0x1a, &tlb, &stlb);
+    CHECK(tlb == 96 && stlb == 4096);
+    machine_amd_tlb_entries(0xff60ff40u, 0x60804040u, 0x19, &tlb, &stlb);
+    CHECK(tlb == 96 && stlb == 0);
+    /* 4 times the first level is believed */
+    machine_amd_tlb_entries(0xff60ff40u, 0x61804040u, 0x1a, &tlb, &stlb);
+    CHECK(tlb == 96 && stlb == 384);
 }
 
 int main(void)
 {
     test_amd_tlb_leaves();
+    test_list_prefetch();
     test_sizes();
     test_overlap();
     test_list_uniform();
