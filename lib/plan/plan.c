@@ -105,7 +105,8 @@ static int64_t list_ahead(const plan_list *l, int64_t first, int64_t n, int64_t 
     }
     if (n <= 0 || hi - lo <= PLAN_PREFETCH_L2S * m->value[MACHINE_L2])
         return 0;
-    const int64_t page = m->value[MACHINE_PAGE], pages = (hi - lo + page - 1) / page + 1;
+    /* the most pages `hi - lo` bytes can touch, whatever their alignment */
+    const int64_t page = m->value[MACHINE_PAGE], pages = (hi - lo) / page + 2;
     return plan_prefetch_distance(len, n, pages <= m->value[MACHINE_STLB]);
 }
 
