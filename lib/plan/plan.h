@@ -39,16 +39,25 @@ enum { PLAN_LIST_RUNS = 4 };
  * them fit, and the lengths as a few runs of equal blocks (LAMMPS: positions and velocities
  * of 24 bytes, then tags of 4), 4 bytes per block instead of 16.
  *
- * Blocks spread over more than PLAN_PREFETCH_L2S times the L2 are prefetched ahead (`ahead`
- * blocks, plan_prefetch_distance):
- * their lines come from L3 or DRAM; an unpack prefetches its packed bytes too, and a pack
- * streams them where plan_stores_for says (kernel/list.c). Closer ones are not: their gather
- * runs at L2 speed, bound by its loads, and the prefetches are loads too (SPECFEM3D's
- * 12-byte points, 3 MB apart at most: 73 us prefetched, 55 not, against 60 by a hand loop;
- * 24-byte particles over 12.6 MB: 312 us prefetched, 384 not; over 200 MB: 1.0 ms against
- * 1.6 ms; MPI_Pack of random indexed blocks, medians of 41, a throwaway program, not
- * kept). */
+ * Blocks spread over more than PLAN_PREFETCH_L2S times the L2 are prefetched `ahead` blocks
+ * ahead (plan_prefetch_distance): their lines come from L3 or DRAM; an unpack prefetches its
+ * packed bytes too, and a pack streams them where plan_stores_for says (kernel/list.c).
+ * Closer ones are not: their gather runs at L2 speed, bound by its loads, and the prefetches
+ * are loads too (SPECFEM3D's 12-byte points, 3 MB apart at most: 73 us prefetched, 55 not,
+ * against 60 by a hand loop; 24-byte particles over 12.6 MB: 312 us prefetched, 384 not;
+ * over 200 MB: 1.0 ms against 1.6 ms; MPI_Pack of random indexed blocks, medians of 41, a
+ * throwaway program, not kept). */
 enum { PLAN_PREFETCH_L2S = 4 };
+typedef struct {
+    int64_t n;
+    const int64_t *offs, *lens;
+    const int32_t *offs32; /* the offsets, when every one fits an int32; else NULL */
+    int runs;              /* runs of equal blocks, in list order; 0 when there are more */
+    plan_run run[PLAN_LIST_RUNS];
+    int64_t ahead;         /* the whole list's, as a run's */
+    int64_t same_len; /* > 0 when every block has this length */
+    int64_t mean_len; /* bytes per block, for the prefetch distance */
+} plan_list;
 
 /* How many blocks ahead a gather prefetches. Scattered small blocks (particles, LAMMPS atoms)
  * and small blocks far apart (faces of NAS LU, MILC) are latency-bound gathers: each costs a
@@ -76,16 +85,6 @@ static inline int64_t plan_prefetch_distance(int64_t mean_len, int64_t blocks_in
     blocks = blocks > blocks_in_list / 2 ? blocks_in_list / 2 : blocks;
     return blocks < least ? least : blocks;
 }
-typedef struct {
-    int64_t n;
-    const int64_t *offs, *lens;
-    const int32_t *offs32; /* the offsets, when every one fits an int32; else NULL */
-    int runs;              /* runs of equal blocks, in list order; 0 when there are more */
-    plan_run run[PLAN_LIST_RUNS];
-    int64_t ahead;         /* the whole list's, as a run's */
-    int64_t same_len; /* > 0 when every block has this length */
-    int64_t mean_len; /* bytes per block, for the prefetch distance */
-} plan_list;
 
 /* Cache blocking of the innermost two dims (the seed paper's TLB model, 001 sec. 5.3):
  * inner-dim references are walked `rows` at a time (pages for half the TLB) across `cols`
