@@ -744,7 +744,9 @@ static void check_sendrecv_alone_decides(int rank, bool active)
                                        before.paths_packed - before.paths_by_mpi;
     const char *path = getenv("MEMCOMM_SEND_PATH");
     const bool fixed = path && (!strcmp(path, "packed") || !strcmp(path, "mpi"));
-    CHECK(decided == (active && !fixed ? 1u : 0u));
+    /* at least one: samples slowed by a burst of noise (another test on the other core)
+     * run the trials again within the 64 exchanges, and decide again */
+    CHECK(active && !fixed ? decided >= 1 : decided == 0);
     MPI_Type_free(&transpose);
 }
 
