@@ -9,18 +9,22 @@
 
 /* Block `len` bytes long (a multiple of 4) to `dst` with non-temporal stores, which need no
  * read-for-ownership of the packed lines: 8 bytes at a time where `wide`, else 4. Consecutive
- * blocks fill whole lines in the write-combining buffers. */
+ * blocks fill whole lines in the write-combining buffers. Unrolled where `len` is a constant:
+ * gcc -O2 kept a loop of three stores per 24-byte particle, and the particles' gather took
+ * 1.03-1.05x the time of the same walk unrolled (5 alternated launches, Zen 5 VM). */
 static inline __attribute__((always_inline)) void stream_block(char *dst, const char *src,
                                                                int64_t len, bool wide)
 {
 #if MEMCOMM_X86
     if (wide) {
+#pragma GCC unroll 8
         for (int64_t b = 0; b < len; b += 8) {
             long long v;
             memcpy(&v, src + b, 8);
             _mm_stream_si64((long long *)(void *)(dst + b), v);
         }
     } else {
+#pragma GCC unroll 10
         for (int64_t b = 0; b < len; b += 4) {
             int v;
             memcpy(&v, src + b, 4);
