@@ -9,9 +9,10 @@
 
 /* Block `len` bytes long (a multiple of 4) to `dst` with non-temporal stores, which need no
  * read-for-ownership of the packed lines: 8 bytes at a time where `wide`, else 4. Consecutive
- * blocks fill whole lines in the write-combining buffers. Unrolled where `len` is a constant:
- * gcc -O2 kept a loop of three stores per 24-byte particle, and the particles' gather took
- * 1.03-1.05x the time of the same walk unrolled (5 alternated launches, Zen 5 VM). */
+ * blocks fill whole lines in the write-combining buffers. Unrolled where `len` is a constant
+ * (copy_run's, 40 bytes at most: 5 or 10 stores): gcc -O2 kept a loop of three stores per
+ * 24-byte particle, and the particles' gather took 1.03-1.05x the time of the same walk
+ * unrolled (5 alternated launches, Zen 5 VM). */
 static inline __attribute__((always_inline)) void stream_block(char *dst, const char *src,
                                                                int64_t len, bool wide)
 {

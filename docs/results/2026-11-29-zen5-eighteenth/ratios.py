@@ -1,14 +1,16 @@
 """The README's bullets under "Pack and unpack bandwidth", from this folder's final runs:
 each transpose's and the particles' pack as a share of memcpy, unpack/pack where it is below
 0.9, and, for the layouts that write part of each line, the line-touch baseline's
-modify/read ratio beside memcomm's unpack/pack.
+modify/read ratio beside memcomm's unpack/pack. Reads the records with memcomm's own results
+and report modules:
 
     ../../../.venv/bin/python ratios.py
 """
 
 import glob
-import json
-import statistics
+
+from memcomm import results
+from memcomm.report import tables
 
 PARTIAL_LINES = (
     "column stride 16, 131072 doubles",
@@ -17,31 +19,18 @@ PARTIAL_LINES = (
     "particles: 262144 random blocks of 3 doubles",
 )
 
-
-def rates(path: str) -> dict[tuple[str, str, str], float]:
-    """GB/s of each (pattern, direction, method): bytes over the median time."""
-    out = {}
-    with open(path) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get("kind") == "result":
-                key = (r["pattern"], r["direction"], r["method"])
-                out[key] = r["bytes"] / statistics.median(r["seconds"]) / 1e9
-    return out
-
-
 for path in sorted(glob.glob("final/pack-*.jsonl")):
-    d = rates(path)
-    patterns = list(dict.fromkeys(p for p, _, _ in d))
     print(path)
-    for p in patterns:
-        pack, unpack = d.get((p, "pack", "memcomm")), d.get((p, "unpack", "memcomm"))
-        if pack is None or unpack is None:
+    runs = results.read([path])
+    for row in tables.pack_rows(r for run in runs for r in run.results):
+        if not (row.has("memcomm") and row.has("memcomm", "unpack")):
             continue
-        share = pack / d[(p, "pack", "memcpy")]
-        line = f"  {p:48s} of memcpy {share:6.1%}  unpack/pack {unpack / pack:.2f}"
-        if p in PARTIAL_LINES:
-            touch = d[(p, "unpack", "lines")] / d[(p, "pack", "lines")]
+        share = row.ratio("memcomm", "memcpy")
+        unpack_over_pack = row.gbps("memcomm", "unpack") / row.gbps("memcomm")
+        line = f"  {row.pattern:48s} of memcpy {share:6.1%}  unpack/pack {unpack_over_pack:.2f}"
+        if row.pattern in PARTIAL_LINES:
+            touch = row.gbps("lines", "unpack") / row.gbps("lines")
             line += f"  lines modify/read {touch:.2f}"
-        if "transpose" in p or "particles" in p or unpack / pack < 0.9 or p in PARTIAL_LINES:
+        p = row.pattern
+        if "transpose" in p or "particles" in p or unpack_over_pack < 0.9 or p in PARTIAL_LINES:
             print(line)
