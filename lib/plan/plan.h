@@ -55,8 +55,8 @@ typedef struct {
     int runs;              /* runs of equal blocks, in list order; 0 when there are more */
     plan_run run[PLAN_LIST_RUNS];
     int64_t ahead;         /* the whole list's, as a run's */
-    int64_t same_len; /* > 0 when every block has this length */
-    int64_t mean_len; /* bytes per block, for the prefetch distance */
+    int64_t same_len;      /* > 0 when every block has this length */
+    int64_t mean_len;      /* bytes per block, for the prefetch distance */
 } plan_list;
 
 /* How many blocks ahead a gather prefetches. Scattered small blocks (particles, LAMMPS atoms)
