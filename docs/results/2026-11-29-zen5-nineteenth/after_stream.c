@@ -3,13 +3,14 @@
  * each of: its own unpack of the same layout ("after unpack"), a memcpy of as many bytes
  * between two other arrays ("after memcpy"), and that memcpy followed by 100 ms of sleep
  * ("after memcpy+sleep"); and a memcpy of the packed bytes is timed as the baseline. The
- * conditions take turns in a rotating order; with "flush", every array is flushed (clflush)
- * before each timed call, as `bench pack --cache flushed` does.
+ * conditions take turns in a rotating order; with "flush", every array is flushed (the
+ * harness's cache_invalidate) before each timed call, as `bench pack --cache flushed` does.
  *
- *   mpicc -O2 -I include after_stream.c -o after_stream -L build/mpich -lmemcomm \
- *         -Wl,-rpath,$PWD/build/mpich
+ *   mpicc -O2 -I include -I bench after_stream.c bench/harness.c -o after_stream -lm -ldl \
+ *         -L build/mpich -lmemcomm -Wl,-rpath,$PWD/build/mpich
  *   ./after_stream N float|double REPS [flush]
  */
+#include "harness.h"
 #include <memcomm.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -24,13 +25,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void flush(const char *p, size_t bytes)
-{
-    for (size_t i = 0; i < bytes; i += 64)
-        __builtin_ia32_clflush(p + i);
-    __builtin_ia32_mfence();
 }
 
 static int by_value(const void *a, const void *b)
@@ -83,10 +77,10 @@ int main(int argc, char **argv)
             if (c == AFTER_MEMCPY_SLEEP)
                 usleep(100000);
             if (flushed) {
-                flush(typed, bytes);
-                flush(packed, bytes);
-                flush(from, bytes);
-                flush(to, bytes);
+                cache_invalidate(typed, (int64_t)bytes);
+                cache_invalidate(packed, (int64_t)bytes);
+                cache_invalidate(from, (int64_t)bytes);
+                cache_invalidate(to, (int64_t)bytes);
             }
             pos = 0;
             const double t0 = now();
