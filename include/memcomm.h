@@ -69,6 +69,8 @@ typedef struct {
     unsigned long long paths_packed;   /* path decisions from timed trials (MEMCOMM_SEND_PATH)
                                           that chose packing */
     unsigned long long paths_by_mpi;   /* ... that chose the MPI's own datatype path */
+    unsigned long long unseen_routes;  /* requests left to the MPI because a Fortran binding
+                                          ahead of memcomm could complete them unseen */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

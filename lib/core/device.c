@@ -2,12 +2,10 @@
 #include "device.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "../base/forklock.h"
+#include "loaded.h"
 
 /* CUDA driver API: cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr); a
  * pointer CUDA does not know fails (an ordinary host allocation) or says host. */
@@ -24,21 +22,10 @@ static _Atomic(cuda_attribute_fn) cuda;
 static _Atomic(hip_attributes_fn) hip;
 static _Atomic int hip_major = -1;
 static _Atomic unsigned long long objects_seen = ~0ull;
-static pthread_mutex_t iterating = PTHREAD_MUTEX_INITIALIZER;
-
-static int count_objects(struct dl_phdr_info *info, size_t size, void *out)
-{
-    (void)size;
-    *(unsigned long long *)out = info->dlpi_adds;
-    return 1; /* the first object carries the count */
-}
 
 static void look_up_runtimes(void)
 {
-    unsigned long long loaded = 0;
-    pthread_mutex_lock(&iterating);
-    dl_iterate_phdr(count_objects, &loaded);
-    pthread_mutex_unlock(&iterating);
+    const unsigned long long loaded = loaded_objects();
     if (atomic_exchange_explicit(&objects_seen, loaded, memory_order_relaxed) == loaded)
         return;
     if (!atomic_load_explicit(&cuda, memory_order_relaxed))
@@ -69,7 +56,3 @@ bool device_memory(const void *p)
     }
     return false;
 }
-
-void device_fork_lock(void) { pthread_mutex_lock(&iterating); }
-
-void device_fork_unlock(bool child) { forklock_release(&iterating, child); }

@@ -3,8 +3,8 @@
  * GPU-aware MPI moves it; one that is not says what it would say without memcomm).
  *
  * No build dependency: the runtimes' pointer queries are looked up with dlsym among the
- * objects the process has loaded, again whenever it has loaded more (dl_iterate_phdr's
- * count of loaded objects, about 10 ns to read), and never loaded by memcomm. With no GPU
+ * objects the process has loaded, again whenever it has loaded more (loaded.h), and never
+ * loaded by memcomm. With no GPU
  * runtime in the process the answer is "no" after that one read. */
 #ifndef MEMCOMM_DEVICE_H
 #define MEMCOMM_DEVICE_H
@@ -12,10 +12,5 @@
 #include <stdbool.h>
 
 bool device_memory(const void *p);
-
-/* Held across fork() (interpose/fork.c): dl_iterate_phdr's lock is not made anew in a child,
- * so no memcomm thread may be inside it when another forks. */
-void device_fork_lock(void);
-void device_fork_unlock(bool child);
 
 #endif

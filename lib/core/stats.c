@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-    reused_types, stale_requests, paths_packed, paths_by_mpi;
+    reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi;
 
 void stats_handled(int64_t bytes)
 {
@@ -25,6 +25,11 @@ void stats_stale_request(void)
     atomic_fetch_add_explicit(&stale_requests, 1, memory_order_relaxed);
 }
 
+void stats_unseen_route(void)
+{
+    atomic_fetch_add_explicit(&unseen_routes, 1, memory_order_relaxed);
+}
+
 void stats_path_decided(int by_mpi)
 {
     atomic_fetch_add_explicit(by_mpi ? &paths_by_mpi : &paths_packed, 1, memory_order_relaxed);
@@ -35,25 +40,31 @@ stats_snapshot stats_read(void)
     stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
                         atomic_load(&fallback_calls), atomic_load(&error_calls),
                         atomic_load(&analysed_types), atomic_load(&reused_types),
-                        atomic_load(&stale_requests), atomic_load(&paths_packed),
+                        atomic_load(&stale_requests), atomic_load(&unseen_routes),
+                        atomic_load(&paths_packed),
                         atomic_load(&paths_by_mpi)};
     return s;
 }
 
-void stats_print(FILE *out, int rank)
+void stats_print(FILE *out, int rank, const char *unseen)
 {
     stats_snapshot s = stats_read();
     char stale[96] = ""; /* only programs that complete requests behind memcomm's back */
     if (s.stale_requests)
         snprintf(stale, sizeof stale, "; dropped %" PRIu64 " requests completed without memcomm",
                  s.stale_requests);
+    char routes[192] = ""; /* only programs with a Fortran binding memcomm is not in front of */
+    if (s.unseen_routes)
+        snprintf(routes, sizeof routes,
+                 "; left %" PRIu64 " requests to the MPI (%s completes requests past memcomm)",
+                 s.unseen_routes, unseen ? unseen : "a Fortran binding");
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
             " types, reused %" PRIu64 " analyses; measured %" PRIu64 " paths, packing %" PRIu64
-            "%s\n",
+            "%s%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
             s.analysed_types, s.reused_types, s.paths_packed + s.paths_by_mpi, s.paths_packed,
-            stale);
+            stale, routes);
 }

@@ -7,7 +7,7 @@
 
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-        reused_types, stale_requests, paths_packed, paths_by_mpi;
+        reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -16,9 +16,12 @@ void stats_error(void);
 void stats_analysed(void);
 void stats_reused(void);
 void stats_stale_request(void);
+/* A request memcomm left to the MPI because it could complete unseen (p2p/routes.h). */
+void stats_unseen_route(void);
 /* A path decided from timed trials (lib/core/sendpath.h): packing, or the MPI's own. */
 void stats_path_decided(int by_mpi);
 stats_snapshot stats_read(void);
-void stats_print(FILE *out, int rank);
+/* `unseen`: the Fortran entry point that completes requests past memcomm, or NULL. */
+void stats_print(FILE *out, int rank, const char *unseen);
 
 #endif

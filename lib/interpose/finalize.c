@@ -1,5 +1,6 @@
 /* MPI_Finalize: print MEMCOMM_STATS, drop the type cache while the MPI still runs, and free
  * the kept message buffers. */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "../core/config.h"
@@ -8,17 +9,28 @@
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/requests.h"
+#include "../p2p/routes.h"
+#include "entry.h"
 
-EXPORT int MPI_Finalize(void)
+/* Once: a Fortran binding's MPI_FINALIZE (fortran.c) may reach MPI_Finalize here as well. */
+void finalizing(void)
 {
+    static atomic_flag done = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&done))
+        return;
     if (config_get()->stats) {
         int rank = -1;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        stats_print(stderr, rank);
+        stats_print(stderr, rank, routes_unseen());
         fflush(stderr);
     }
     requests_finalize(); /* requests the user freed before they completed */
     typecache_shutdown();
     bufpool_drain();
+}
+
+EXPORT int MPI_Finalize(void)
+{
+    finalizing();
     return PMPI_Finalize();
 }

@@ -8,7 +8,7 @@
 
 #include "../coll/exchange.h"
 #include "../core/constructions.h"
-#include "../core/device.h"
+#include "../core/loaded.h"
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/requests.h"
@@ -19,14 +19,14 @@ static void before_fork(void)
     typecache_fork_lock();
     constructions_fork_lock();
     bufpool_fork_lock();
-    device_fork_lock();
+    loaded_fork_lock();
     exchange_fork_lock();
 }
 
 static void in_parent(void)
 {
     exchange_fork_unlock(false);
-    device_fork_unlock(false);
+    loaded_fork_unlock(false);
     bufpool_fork_unlock(false);
     constructions_fork_unlock(false);
     typecache_fork_unlock(false);
@@ -36,7 +36,7 @@ static void in_parent(void)
 static void in_child(void)
 {
     exchange_fork_unlock(true);
-    device_fork_unlock(true);
+    loaded_fork_unlock(true);
     bufpool_fork_unlock(true);
     constructions_fork_unlock(true);
     typecache_fork_unlock(true);

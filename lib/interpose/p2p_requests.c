@@ -6,6 +6,7 @@
  * unpacks receives and gives buffers back. With no carried request outstanding, they go to
  * the MPI after one atomic load. */
 #include "../base/mpiutil.h"
+#include "entry.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/completion.h"
 #include "../p2p/message.h"
@@ -159,21 +160,25 @@ ISENDRECV_REPLACE_SHIM(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c, MPI_Co
 #endif
 #endif
 
+void starting(int count, MPI_Request requests[])
+{
+    if (count > 0 && requests && requests_outstanding())
+        requests_start(count, requests);
+}
+
 EXPORT int MPI_Start(MPI_Request *request)
 {
-    if (request && requests_outstanding())
-        requests_start(1, request);
+    starting(1, request);
     return PMPI_Start(request);
 }
 
 EXPORT int MPI_Startall(int count, MPI_Request requests[])
 {
-    if (count > 0 && requests && requests_outstanding())
-        requests_start(count, requests);
+    starting(count, requests);
     return PMPI_Startall(count, requests);
 }
 
-EXPORT int MPI_Request_free(MPI_Request *request)
+INTERPOSE(int, MPI_Request_free, (MPI_Request *request))
 {
     int rc;
     if (request && requests_outstanding() && requests_free(request, &rc))
@@ -183,66 +188,66 @@ EXPORT int MPI_Request_free(MPI_Request *request)
 
 /* ---- completion (lib/p2p/completion.h) ---- */
 
-EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+INTERPOSE(int, MPI_Wait, (MPI_Request *request, MPI_Status *status))
 {
     if (!request || !requests_outstanding())
         return PMPI_Wait(request, status);
     return completion_test(request, NULL, status, true);
 }
 
-EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+INTERPOSE(int, MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status))
 {
     if (!request || !flag || !requests_outstanding())
         return PMPI_Test(request, flag, status);
     return completion_test(request, flag, status, false);
 }
 
-EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+INTERPOSE(int, MPI_Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]))
 {
     if (count <= 0 || !requests || !requests_outstanding())
         return PMPI_Waitall(count, requests, statuses);
     return completion_testall(count, requests, NULL, statuses, true);
 }
 
-EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+INTERPOSE(int, MPI_Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]))
 {
     if (count <= 0 || !requests || !flag || !requests_outstanding())
         return PMPI_Testall(count, requests, flag, statuses);
     return completion_testall(count, requests, flag, statuses, false);
 }
 
-EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+INTERPOSE(int, MPI_Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
 {
     if (count <= 0 || !requests || !index || !requests_outstanding())
         return PMPI_Waitany(count, requests, index, status);
     return completion_testany(count, requests, index, NULL, status, true);
 }
 
-EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
-                       MPI_Status *status)
+INTERPOSE(int, MPI_Testany, (int count, MPI_Request requests[], int *index, int *flag,
+                       MPI_Status *status))
 {
     if (count <= 0 || !requests || !index || !flag || !requests_outstanding())
         return PMPI_Testany(count, requests, index, flag, status);
     return completion_testany(count, requests, index, flag, status, false);
 }
 
-EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                        MPI_Status statuses[])
+INTERPOSE(int, MPI_Waitsome, (int incount, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[]))
 {
     if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     return completion_testsome(incount, requests, outcount, indices, statuses, true);
 }
 
-EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                        MPI_Status statuses[])
+INTERPOSE(int, MPI_Testsome, (int incount, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[]))
 {
     if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return completion_testsome(incount, requests, outcount, indices, statuses, false);
 }
 
-EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+INTERPOSE(int, MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
 {
     if (!flag || !requests_outstanding())
         return PMPI_Request_get_status(request, flag, status);

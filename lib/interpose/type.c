@@ -7,6 +7,7 @@
 #include "../core/explain.h"
 #include "../core/typecache.h"
 #include "../p2p/message.h"
+#include "entry.h"
 
 /* MEMCOMM_EXPLAIN=1: the decision for one element; calls explain their own counts */
 static void explain_commit(MPI_Datatype datatype)
@@ -17,24 +18,36 @@ static void explain_commit(MPI_Datatype datatype)
     analysis_release(a);
 }
 
+void type_committed(MPI_Datatype datatype)
+{
+    if (config_get()->disable)
+        return;
+    message_forget_passing(datatype);
+    typecache_on_commit(datatype);
+    if (config_get()->explain)
+        explain_commit(datatype);
+}
+
+void type_duplicated(MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+    if (config_get()->disable)
+        return;
+    message_forget_passing(newtype);
+    typecache_on_dup(oldtype, newtype);
+}
+
 EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
 {
     int rc = PMPI_Type_commit(datatype);
-    if (rc == MPI_SUCCESS && !config_get()->disable) {
-        message_forget_passing(*datatype);
-        typecache_on_commit(*datatype);
-        if (config_get()->explain)
-            explain_commit(*datatype);
-    }
+    if (rc == MPI_SUCCESS)
+        type_committed(*datatype);
     return rc;
 }
 
 EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     int rc = PMPI_Type_dup(oldtype, newtype);
-    if (rc == MPI_SUCCESS && !config_get()->disable) {
-        message_forget_passing(*newtype);
-        typecache_on_dup(oldtype, *newtype);
-    }
+    if (rc == MPI_SUCCESS)
+        type_duplicated(oldtype, *newtype);
     return rc;
 }

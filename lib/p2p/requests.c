@@ -1,4 +1,5 @@
 #include "requests.h"
+#include "routes.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -150,6 +151,10 @@ static void retire_stale(request_entry *e)
 
 request_entry *requests_reserve(void)
 {
+    if (!routes_all_seen()) {
+        stats_unseen_route();
+        return NULL;
+    }
     pthread_mutex_lock(&lock);
     request_entry *e = spare;
     if (e) {

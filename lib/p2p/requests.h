@@ -81,7 +81,8 @@ struct request_entry {
 
 /* Memory for remembering one request, taken before the MPI starts it: once started, a
  * carried request must be finished by memcomm, so running out of memory must happen before
- * (the call then goes to the MPI unchanged). NULL when memory is short. */
+ * (the call then goes to the MPI unchanged). NULL when memory is short, and when the
+ * process could complete a request where memcomm cannot see it (routes.h). */
 request_entry *requests_reserve(void);
 void requests_unreserve(request_entry *e);
 

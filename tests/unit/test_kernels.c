@@ -448,8 +448,12 @@ int main(void)
            "rows part way into a line (composed by the AVX2 kernels; %d at pitches no multiple "
            "of 16 B)\n",
            transposes_streamed, transposes_composed, composed_in_pieces);
-    if (simd >= MACHINE_SIMD_AVX2)
+    /* without AVX-512 the trials of its kernels (two in three) do not run: the AVX2 kernel's
+     * composed rows come from one combination in three instead of two */
+    if (simd >= MACHINE_SIMD_AVX512)
         CHECK(transposes_streamed > 30 && transposes_composed > 40 && composed_in_pieces > 8);
+    else if (simd >= MACHINE_SIMD_AVX2)
+        CHECK(transposes_streamed > 30 && transposes_composed > 20 && composed_in_pieces > 3);
     printf("test_kernels: plans contiguous %d, strided %d (%d cache-blocked, %d SIMD-transposed, "
            "%d of them streamed, %d far apart, %d grouped), list %d (%d as records, %d cut into equal blocks, "
            "%d of several runs, %d prefetched, %d streamed), tree %d; SIMD up to %lld bytes\n",

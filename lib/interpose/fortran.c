@@ -1,0 +1,629 @@
+/* fortran: the Fortran bindings' calls that complete, start or free a request, commit or
+ * duplicate a type, or finalize, for mpif.h and `use mpi` (every mangling the MPIs export:
+ * mpi_wait_, mpi_wait, mpi_wait__, MPI_WAIT) and `use mpi_f08` (mpi_wait_f08_).
+ *
+ * Why: the MPIs' Fortran bindings reach the C library through PMPI_ calls for some or all
+ * of these (Open MPI: all of them; MPICH's mpi_f08: completion, start, free, commit,
+ * finalize), so a request memcomm carried would complete where memcomm cannot unpack it.
+ * Each call family is defined once over its Fortran arguments and a `binding` (what tells
+ * one binding's statuses and conventions from another's); the exported names are thin
+ * stubs. While no carried request is outstanding, a completion call goes to the binding's
+ * own entry point, unchanged; otherwise its arguments are converted as that binding
+ * converts them (MPI_*_f2c / c2f, MPI_F_STATUS(ES)_IGNORE, MPI_F08_STATUS(ES)_IGNORE) and
+ * the call is memcomm's C one (entry.h). What the binding itself writes that the standard
+ * leaves to it (its LOGICAL .true., the base of the indices it returns, whether it writes
+ * handles and statuses back when a call fails) is read off the binding: the first two by
+ * calling it once on requests that are complete at once, the third by MPI family. Starts,
+ * frees of requests memcomm does not hold, commits, duplications and MPI_Finalize always go
+ * to the binding's own entry point, with memcomm's work before or after it. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/fortran_names.h"
+#include "../p2p/requests.h"
+#include "entry.h"
+
+typedef MPI_Fint fint;
+
+/* Open MPI's bindings write handles and statuses back only when the call succeeded; the
+ * MPICH family's hand the user's own arrays to the C call, which updates them either way. */
+#ifdef OPEN_MPI
+enum { WRITES_BACK_ON_ERROR = 0 };
+#else
+enum { WRITES_BACK_ON_ERROR = 1 };
+#endif
+
+/* ---- bindings ---- */
+
+typedef struct {
+    const char *suffix; /* of the binding's own names: "_" (mpif.h, use mpi), "_f08_" */
+    bool f08;
+    pthread_once_t probed;
+    _Atomic bool probe_done;
+    fint true_value;         /* the binding's LOGICAL .true. */
+    int any_base, some_base; /* what it adds to a C index (Waitany/Testany, Waitsome/Testsome) */
+} binding;
+
+static binding f77 = {.suffix = "_", .probed = PTHREAD_ONCE_INIT, .true_value = 1,
+                      .any_base = 1, .some_base = 1};
+static binding f08 = {.suffix = "_f08_", .f08 = true, .probed = PTHREAD_ONCE_INIT,
+                      .true_value = 1, .any_base = 1, .some_base = 1};
+
+/* MPICH's mpif.h constants are known to C only once its Fortran side has run mpirinitf_,
+ * which its own entry points do on first use (MPIR_F_NeedInit); so does memcomm. */
+static void fortran_constants_ready(void)
+{
+#ifndef OPEN_MPI
+    static _Atomic bool ready = false;
+    if (atomic_load_explicit(&ready, memory_order_acquire))
+        return;
+    int *need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
+    void (*init)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
+    if (need_init && *need_init && init) {
+        init();
+        *need_init = 0;
+    }
+    atomic_store_explicit(&ready, true, memory_order_release);
+#endif
+}
+
+static bool status_ignored(const binding *b, const fint *status)
+{
+#ifdef OPEN_MPI
+    (void)b; /* Open MPI's mpi_f08 MPI_STATUS_IGNORE is the mpif.h one */
+    return status == MPI_F_STATUS_IGNORE;
+#else
+    return b->f08 ? (const void *)status == (const void *)MPI_F08_STATUS_IGNORE
+                  : status == MPI_F_STATUS_IGNORE;
+#endif
+}
+
+static bool statuses_ignored(const binding *b, const fint *statuses)
+{
+#ifdef OPEN_MPI
+    (void)b;
+    return statuses == MPI_F_STATUSES_IGNORE;
+#else
+    return b->f08 ? (const void *)statuses == (const void *)MPI_F08_STATUSES_IGNORE
+                  : statuses == MPI_F_STATUSES_IGNORE;
+#endif
+}
+
+/* MPI_Fint of one Fortran status: MPI_STATUS_SIZE, or MPICH's mpi_f08 MPI_Status, which is
+ * laid out as the C one (its binding passes it to the C call as it is). */
+static size_t status_ints(const binding *b)
+{
+#ifndef OPEN_MPI
+    if (b->f08)
+        return sizeof(MPI_F08_status) / sizeof(fint);
+#else
+    (void)b;
+#endif
+    return sizeof(MPI_Status) / sizeof(fint);
+}
+
+static void status_to_c(const binding *b, const fint *f, MPI_Status *c)
+{
+#ifndef OPEN_MPI
+    if (b->f08) {
+        memcpy(c, f, sizeof *c);
+        return;
+    }
+#else
+    (void)b;
+#endif
+    PMPI_Status_f2c(f, c);
+}
+
+static void status_to_f(const binding *b, const MPI_Status *c, fint *f)
+{
+#ifndef OPEN_MPI
+    if (b->f08) {
+        memcpy(f, c, sizeof *c);
+        return;
+    }
+#else
+    (void)b;
+#endif
+    PMPI_Status_c2f(c, f);
+}
+
+#ifndef OPEN_MPI
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPICH's f08 status is C's");
+#endif
+
+/* ---- the binding's own entry points ---- */
+
+#define FAMILY_ENUM(E, lower, UPPER, ROUTE) E,
+enum family { FORTRAN_FAMILIES(FAMILY_ENUM) FAMILIES };
+#define FAMILY_NAME(E, lower, UPPER, ROUTE) #lower,
+static const char *const family_names[FAMILIES] = {FORTRAN_FAMILIES(FAMILY_NAME)};
+
+typedef void (*entry_fn)(void);
+static _Atomic(entry_fn) own[2][FAMILIES];
+
+/* The binding's own entry point of a family (the next definition after memcomm's), or NULL
+ * where no Fortran binding is loaded. */
+static entry_fn binding_entry(const binding *b, enum family f)
+{
+    entry_fn fn = atomic_load_explicit(&own[b->f08][f], memory_order_acquire);
+    if (fn)
+        return fn;
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", family_names[f], b->suffix);
+    fn = (entry_fn)dlsym(RTLD_NEXT, name);
+    if (fn)
+        atomic_store_explicit(&own[b->f08][f], fn, memory_order_release);
+    return fn;
+}
+
+typedef void (*wait_fn)(fint *, fint *, fint *);
+typedef void (*test_fn)(fint *, fint *, fint *, fint *);
+typedef void (*waitall_fn)(fint *, fint *, fint *, fint *);
+typedef void (*testall_fn)(fint *, fint *, fint *, fint *, fint *);
+typedef void (*waitany_fn)(fint *, fint *, fint *, fint *, fint *);
+typedef void (*testany_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
+typedef void (*some_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
+typedef void (*handle_fn)(fint *, fint *);
+typedef void (*count_handles_fn)(fint *, fint *, fint *);
+typedef void (*dup_fn)(fint *, fint *, fint *);
+typedef void (*finalize_fn)(fint *);
+
+/* The binding's .true. and index bases, from its own Test, Waitany, Testany, Waitsome and
+ * Testsome of requests that are complete at once (receives from MPI_PROC_NULL). MPICH
+ * 4.0's mpi_f08 Waitany, for one, returns C's 0-based indices. */
+static binding *probing;
+static void probe_binding(void)
+{
+    binding *b = probing;
+    fint status[16], ierr, flag = 0, index, outcount, indices[1], one = 1;
+    fint null = PMPI_Request_c2f(MPI_REQUEST_NULL);
+    test_fn test = (test_fn)binding_entry(b, TEST);
+    if (test) {
+        test(&null, &flag, status, &ierr);
+        if (ierr == MPI_SUCCESS && flag != 0)
+            b->true_value = flag;
+    }
+    const enum family indexed[4] = {WAITANY, TESTANY, WAITSOME, TESTSOME};
+    for (int i = 0; i < 4; i++) {
+        entry_fn fn = binding_entry(b, indexed[i]);
+        MPI_Request c;
+        if (!fn || PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &c))
+            continue;
+        fint h = PMPI_Request_c2f(c);
+        index = outcount = -1;
+        if (indexed[i] == WAITANY)
+            ((waitany_fn)fn)(&one, &h, &index, status, &ierr);
+        else if (indexed[i] == TESTANY)
+            ((testany_fn)fn)(&one, &h, &index, &flag, status, &ierr);
+        else
+            ((some_fn)fn)(&one, &h, &outcount, indices, status, &ierr);
+        if (indexed[i] == WAITANY || indexed[i] == TESTANY) {
+            if (ierr == MPI_SUCCESS && (index == 0 || index == 1))
+                b->any_base = index;
+        } else if (ierr == MPI_SUCCESS && outcount == 1 && (indices[0] == 0 || indices[0] == 1)) {
+            b->some_base = indices[0];
+        }
+        c = PMPI_Request_f2c(h);
+        if (c != MPI_REQUEST_NULL) /* not completed by the binding: not left behind */
+            PMPI_Request_free(&c);
+    }
+}
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static void probed(binding *b)
+{
+    if (atomic_load_explicit(&b->probe_done, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&probe_lock);
+    probing = b;
+    pthread_once(&b->probed, probe_binding);
+    pthread_mutex_unlock(&probe_lock);
+    atomic_store_explicit(&b->probe_done, true, memory_order_release);
+}
+
+/* ---- converted arguments ---- */
+
+static void set_ierr(fint *ierr, int rc)
+{
+    if (ierr)
+        *ierr = rc;
+}
+
+static fint logical(const binding *b, int c) { return c ? b->true_value : 0; }
+
+enum { SMALL = 16 };
+typedef struct {
+    MPI_Request small_requests[SMALL], *requests;
+    MPI_Status small_statuses[SMALL], *statuses;
+    void *allocated;
+} converted;
+
+/* C requests and statuses for `count` Fortran ones (no statuses where `statuses` is NULL
+ * or the binding's MPI_STATUSES_IGNORE); false when memory is short, as it is for the MPI's
+ * own binding. */
+static bool convert_in(const binding *b, int count, const fint *requests, const fint *statuses,
+                       converted *cv)
+{
+    cv->allocated = NULL;
+    cv->requests = cv->small_requests;
+    cv->statuses =
+        !statuses || statuses_ignored(b, statuses) ? MPI_STATUSES_IGNORE : cv->small_statuses;
+    const size_t n = count > 0 ? (size_t)count : 0;
+    if (n > SMALL) {
+        const bool with_statuses = cv->statuses != MPI_STATUSES_IGNORE;
+        const size_t each = sizeof(MPI_Request) + (with_statuses ? sizeof(MPI_Status) : 0);
+        char *mem = mc_malloc(n * each);
+        if (!mem)
+            return false;
+        cv->allocated = mem;
+        cv->requests = (MPI_Request *)(void *)mem;
+        if (with_statuses)
+            cv->statuses = (MPI_Status *)(void *)(mem + n * sizeof(MPI_Request));
+    }
+    for (size_t i = 0; i < n; i++) {
+        cv->requests[i] = PMPI_Request_f2c(requests[i]);
+        if (cv->statuses != MPI_STATUSES_IGNORE)
+            status_to_c(b, statuses + i * status_ints(b), &cv->statuses[i]);
+    }
+    return true;
+}
+
+static void requests_out(int count, const converted *cv, fint *requests)
+{
+    for (int i = 0; i < count; i++)
+        requests[i] = PMPI_Request_c2f(cv->requests[i]);
+}
+
+static void statuses_out(const binding *b, int count, const converted *cv, fint *statuses)
+{
+    if (cv->statuses == MPI_STATUSES_IGNORE)
+        return;
+    for (int i = 0; i < count; i++)
+        status_to_f(b, &cv->statuses[i], statuses + (size_t)i * status_ints(b));
+}
+
+static void convert_done(converted *cv) { free(cv->allocated); }
+
+/* Memory short: what the MPI's binding does then (Open MPI: MPI_ERR_NO_MEM through
+ * MPI_COMM_WORLD's error handler). */
+static void no_memory(fint *ierr)
+{
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    set_ierr(ierr, MPI_ERR_NO_MEM);
+}
+
+/* One status, unless ignored: the C call's own, read in from the Fortran one (the MPICH
+ * family's C call writes into the user's status itself, leaving what it does not set). */
+typedef struct {
+    MPI_Status c, *p;
+} one_status;
+static void status_in(const binding *b, fint *status, one_status *s)
+{
+    s->p = status_ignored(b, status) ? MPI_STATUS_IGNORE : &s->c;
+    if (s->p != MPI_STATUS_IGNORE)
+        status_to_c(b, status, &s->c);
+}
+static void status_out(const binding *b, const one_status *s, fint *status)
+{
+    if (s->p != MPI_STATUS_IGNORE)
+        status_to_f(b, &s->c, status);
+}
+
+/* ---- the call families ---- */
+
+static void f_wait(binding *b, fint *request, fint *status, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, WAIT))) {
+        ((wait_fn)own_call)(request, status, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    MPI_Request c = PMPI_Request_f2c(*request);
+    one_status s;
+    status_in(b, status, &s);
+    const int rc = mc_MPI_Wait(&c, s.p);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *request = PMPI_Request_c2f(c);
+        status_out(b, &s, status);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_test(binding *b, fint *request, fint *flag, fint *status, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, TEST))) {
+        ((test_fn)own_call)(request, flag, status, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    MPI_Request c = PMPI_Request_f2c(*request);
+    one_status s;
+    status_in(b, status, &s);
+    int done = 0;
+    const int rc = mc_MPI_Test(&c, &done, s.p);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *request = PMPI_Request_c2f(c);
+        *flag = logical(b, done);
+        status_out(b, &s, status);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_all(binding *b, bool blocking, fint *count, fint *requests, fint *flag,
+                  fint *statuses, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITALL : TESTALL))) {
+        if (blocking)
+            ((waitall_fn)own_call)(count, requests, statuses, ierr);
+        else
+            ((testall_fn)own_call)(count, requests, flag, statuses, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *count, requests, statuses, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    int done = 0;
+    const int rc = blocking ? mc_MPI_Waitall(*count, cv.requests, cv.statuses)
+                            : mc_MPI_Testall(*count, cv.requests, &done, cv.statuses);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        requests_out(*count, &cv, requests);
+        statuses_out(b, *count, &cv, statuses);
+        if (!blocking)
+            *flag = logical(b, done);
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+
+static void f_any(binding *b, bool blocking, fint *count, fint *requests, fint *index,
+                  fint *flag, fint *status, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITANY : TESTANY))) {
+        if (blocking)
+            ((waitany_fn)own_call)(count, requests, index, status, ierr);
+        else
+            ((testany_fn)own_call)(count, requests, index, flag, status, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *count, requests, NULL, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    one_status s;
+    status_in(b, status, &s);
+    int c_index = MPI_UNDEFINED, done = 0;
+    const int rc = blocking ? mc_MPI_Waitany(*count, cv.requests, &c_index, s.p)
+                            : mc_MPI_Testany(*count, cv.requests, &c_index, &done, s.p);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        requests_out(*count, &cv, requests);
+        *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + b->any_base;
+        if (!blocking)
+            *flag = logical(b, done);
+        status_out(b, &s, status);
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+
+static void f_some(binding *b, bool blocking, fint *incount, fint *requests, fint *outcount,
+                   fint *indices, fint *statuses, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITSOME : TESTSOME))) {
+        ((some_fn)own_call)(incount, requests, outcount, indices, statuses, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *incount, requests, statuses, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    int c_out = 0;
+    int *c_indices = (int *)indices; /* MPI_Fint is int in every MPI memcomm builds on */
+    const int rc =
+        blocking ? mc_MPI_Waitsome(*incount, cv.requests, &c_out, c_indices, cv.statuses)
+                 : mc_MPI_Testsome(*incount, cv.requests, &c_out, c_indices, cv.statuses);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        requests_out(*incount, &cv, requests);
+        *outcount = c_out;
+        if (c_out != MPI_UNDEFINED) {
+            for (int i = 0; i < c_out; i++)
+                indices[i] = c_indices[i] + b->some_base;
+            statuses_out(b, c_out, &cv, statuses);
+        }
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER indices are C ints");
+
+static void f_get_status(binding *b, fint *request, fint *flag, fint *status, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS))) {
+        ((test_fn)own_call)(request, flag, status, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    one_status s;
+    status_in(b, status, &s);
+    int done = 0;
+    const int rc = mc_MPI_Request_get_status(PMPI_Request_f2c(*request), &done, s.p);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *flag = logical(b, done);
+        status_out(b, &s, status);
+    }
+    set_ierr(ierr, rc);
+}
+
+/* The rest go to the binding's own entry point, with memcomm's work before or after it;
+ * where no binding defines one (memcomm's name is then the only one), to the C call. */
+
+static void f_request_free(binding *b, fint *request, fint *ierr)
+{
+    MPI_Request c = PMPI_Request_f2c(*request);
+    int rc;
+    if (requests_outstanding() && c != MPI_REQUEST_NULL && requests_free(&c, &rc)) {
+        *request = PMPI_Request_c2f(c);
+        set_ierr(ierr, rc);
+        return;
+    }
+    entry_fn own_call = binding_entry(b, REQUEST_FREE);
+    if (own_call) {
+        ((handle_fn)own_call)(request, ierr);
+        return;
+    }
+    rc = PMPI_Request_free(&c);
+    *request = PMPI_Request_c2f(c);
+    set_ierr(ierr, rc);
+}
+
+static void f_startall(binding *b, fint *count, fint *requests, fint *ierr, bool one)
+{
+    entry_fn own_call = binding_entry(b, one ? START : STARTALL);
+    if (own_call && !requests_outstanding()) {
+        if (one)
+            ((handle_fn)own_call)(requests, ierr);
+        else
+            ((count_handles_fn)own_call)(count, requests, ierr);
+        return;
+    }
+    converted cv;
+    if (!convert_in(b, *count, requests, NULL, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    starting(*count, cv.requests);
+    if (!own_call) {
+        set_ierr(ierr, PMPI_Startall(*count, cv.requests));
+        requests_out(*count, &cv, requests);
+    } else if (one) {
+        ((handle_fn)own_call)(requests, ierr);
+    } else {
+        ((count_handles_fn)own_call)(count, requests, ierr);
+    }
+    convert_done(&cv);
+}
+
+static void f_type_commit(binding *b, fint *type, fint *ierr)
+{
+    fint rc;
+    entry_fn own_call = binding_entry(b, TYPE_COMMIT);
+    if (own_call) {
+        ((handle_fn)own_call)(type, &rc);
+    } else {
+        MPI_Datatype c = PMPI_Type_f2c(*type);
+        rc = PMPI_Type_commit(&c);
+        *type = PMPI_Type_c2f(c);
+    }
+    if (rc == MPI_SUCCESS)
+        type_committed(PMPI_Type_f2c(*type));
+    set_ierr(ierr, rc);
+}
+
+static void f_type_dup(binding *b, fint *oldtype, fint *newtype, fint *ierr)
+{
+    fint rc;
+    entry_fn own_call = binding_entry(b, TYPE_DUP);
+    if (own_call) {
+        ((dup_fn)own_call)(oldtype, newtype, &rc);
+    } else {
+        MPI_Datatype c;
+        rc = PMPI_Type_dup(PMPI_Type_f2c(*oldtype), &c);
+        if (rc == MPI_SUCCESS)
+            *newtype = PMPI_Type_c2f(c);
+    }
+    if (rc == MPI_SUCCESS)
+        type_duplicated(PMPI_Type_f2c(*oldtype), PMPI_Type_f2c(*newtype));
+    set_ierr(ierr, rc);
+}
+
+static void f_finalize(binding *b, fint *ierr)
+{
+    finalizing();
+    entry_fn own_call = binding_entry(b, FINALIZE);
+    if (own_call)
+        ((finalize_fn)own_call)(ierr);
+    else
+        set_ierr(ierr, PMPI_Finalize());
+}
+
+/* ---- the exported names: mpif.h / use mpi in four manglings, mpi_f08 in one ---- */
+
+#define FORTRAN_NAMES(lower, UPPER, PARAMS, CALL)                                              \
+    EXPORT void lower##_ PARAMS { CALL(&f77); }                                                \
+    EXPORT void lower PARAMS __attribute__((alias(#lower "_")));                               \
+    EXPORT void lower##__ PARAMS __attribute__((alias(#lower "_")));                           \
+    EXPORT void UPPER PARAMS __attribute__((alias(#lower "_")));                               \
+    EXPORT void lower##_f08_ PARAMS { CALL(&f08); }
+
+#define WAIT_CALL(b) f_wait(b, request, status, ierr)
+FORTRAN_NAMES(mpi_wait, MPI_WAIT, (fint *request, fint *status, fint *ierr), WAIT_CALL)
+#define TEST_CALL(b) f_test(b, request, flag, status, ierr)
+FORTRAN_NAMES(mpi_test, MPI_TEST, (fint *request, fint *flag, fint *status, fint *ierr),
+              TEST_CALL)
+#define WAITALL_CALL(b) f_all(b, true, count, requests, NULL, statuses, ierr)
+FORTRAN_NAMES(mpi_waitall, MPI_WAITALL,
+              (fint *count, fint *requests, fint *statuses, fint *ierr), WAITALL_CALL)
+#define TESTALL_CALL(b) f_all(b, false, count, requests, flag, statuses, ierr)
+FORTRAN_NAMES(mpi_testall, MPI_TESTALL,
+              (fint *count, fint *requests, fint *flag, fint *statuses, fint *ierr),
+              TESTALL_CALL)
+#define WAITANY_CALL(b) f_any(b, true, count, requests, index, NULL, status, ierr)
+FORTRAN_NAMES(mpi_waitany, MPI_WAITANY,
+              (fint *count, fint *requests, fint *index, fint *status, fint *ierr),
+              WAITANY_CALL)
+#define TESTANY_CALL(b) f_any(b, false, count, requests, index, flag, status, ierr)
+FORTRAN_NAMES(mpi_testany, MPI_TESTANY,
+              (fint *count, fint *requests, fint *index, fint *flag, fint *status, fint *ierr),
+              TESTANY_CALL)
+#define WAITSOME_CALL(b) f_some(b, true, incount, requests, outcount, indices, statuses, ierr)
+FORTRAN_NAMES(mpi_waitsome, MPI_WAITSOME,
+              (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
+               fint *ierr),
+              WAITSOME_CALL)
+#define TESTSOME_CALL(b) f_some(b, false, incount, requests, outcount, indices, statuses, ierr)
+FORTRAN_NAMES(mpi_testsome, MPI_TESTSOME,
+              (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
+               fint *ierr),
+              TESTSOME_CALL)
+#define GET_STATUS_CALL(b) f_get_status(b, request, flag, status, ierr)
+FORTRAN_NAMES(mpi_request_get_status, MPI_REQUEST_GET_STATUS,
+              (fint *request, fint *flag, fint *status, fint *ierr), GET_STATUS_CALL)
+#define REQUEST_FREE_CALL(b) f_request_free(b, request, ierr)
+FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE, (fint *request, fint *ierr),
+              REQUEST_FREE_CALL)
+#define START_CALL(b) f_startall(b, &(fint){1}, request, ierr, true)
+FORTRAN_NAMES(mpi_start, MPI_START, (fint *request, fint *ierr), START_CALL)
+#define STARTALL_CALL(b) f_startall(b, count, requests, ierr, false)
+FORTRAN_NAMES(mpi_startall, MPI_STARTALL, (fint *count, fint *requests, fint *ierr),
+              STARTALL_CALL)
+#define TYPE_COMMIT_CALL(b) f_type_commit(b, type, ierr)
+FORTRAN_NAMES(mpi_type_commit, MPI_TYPE_COMMIT, (fint *type, fint *ierr), TYPE_COMMIT_CALL)
+#define TYPE_DUP_CALL(b) f_type_dup(b, oldtype, newtype, ierr)
+FORTRAN_NAMES(mpi_type_dup, MPI_TYPE_DUP, (fint *oldtype, fint *newtype, fint *ierr),
+              TYPE_DUP_CALL)
+#define FINALIZE_CALL(b) f_finalize(b, ierr)
+FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, (fint *ierr), FINALIZE_CALL)
