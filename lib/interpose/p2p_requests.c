@@ -57,8 +57,9 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
 }
 
 #define ISEND_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
-    EXPORT int NAME(const void *buf, COUNT_T count, MPI_Datatype type, int dest, int tag,      \
-                    MPI_Comm comm, MPI_Request *request)                                       \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *buf, COUNT_T count, MPI_Datatype type, int dest, int tag,           \
+               MPI_Comm comm, MPI_Request *request))                                           \
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
@@ -72,8 +73,9 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
     }
 
 #define IRECV_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
-    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int source, int tag,          \
-                    MPI_Comm comm, MPI_Request *request)                                       \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buf, COUNT_T count, MPI_Datatype type, int source, int tag, MPI_Comm comm,\
+               MPI_Request *request))                                                          \
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
@@ -88,8 +90,9 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
 
 /* A matched message has its source already: MPI_PROC_NULL comes as MPI_MESSAGE_NO_PROC. */
 #define IMRECV_SHIM(NAME, PNAME, COUNT_T)                                                      \
-    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, MPI_Message *msg,             \
-                    MPI_Request *request)                                                      \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buf, COUNT_T count, MPI_Datatype type, MPI_Message *msg,                  \
+               MPI_Request *request))                                                          \
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
@@ -105,9 +108,10 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
  * with the status of an internal message (4 bytes, tag 14) between two ranks (not on
  * MPI_COMM_SELF, so no probe can tell). */
 #define ISENDRECV_SHIM(NAME, PNAME, COUNT_T)                                                   \
-    EXPORT int NAME(const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,   \
-                    int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,      \
-                    int source, int recvtag, MPI_Comm comm, MPI_Request *request)              \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *sendbuf, COUNT_T sendcount, MPI_Datatype sendtype, int dest,        \
+               int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,           \
+               int source, int recvtag, MPI_Comm comm, MPI_Request *request))                  \
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
@@ -125,8 +129,9 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
 /* MPI_Isendrecv_replace goes to the MPI (for the status, as above): intercepted only so that
  * the handle it returns retires a stale entry. */
 #define ISENDRECV_REPLACE_SHIM(NAME, PNAME, COUNT_T)                                           \
-    EXPORT int NAME(void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag,        \
-                    int source, int recvtag, MPI_Comm comm, MPI_Request *request)              \
+    INTERPOSE(int, NAME,                                                                       \
+              (void *buf, COUNT_T count, MPI_Datatype type, int dest, int sendtag, int source, \
+               int recvtag, MPI_Comm comm, MPI_Request *request))                              \
     {                                                                                          \
         return requests_passed(                                                                \
             PNAME(buf, count, type, dest, sendtag, source, recvtag, comm, request), request);  \

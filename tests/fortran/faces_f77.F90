@@ -5,11 +5,11 @@ program faces_f77
 #ifndef MPIFH
   use mpi
 #endif
+  use faces_data
   implicit none
 #ifdef MPIFH
   include 'mpif.h'
 #endif
-  integer, parameter :: n = 320, nreq = 4, tag0 = 7
   double precision, allocatable :: a(:, :, :)
   integer :: face, req(nreq), st(MPI_STATUS_SIZE, nreq), one(MPI_STATUS_SIZE)
   integer :: rank, mode, i, k, idx, outcount, indices(nreq), bad, failures, ierr
@@ -160,13 +160,7 @@ program faces_f77
         bad = check(a, 1, st, trim(modes(mode)) /= 'waitall-ignore' .and. &
                     trim(modes(mode)) /= 'waitsome' .and. trim(modes(mode)) /= 'testsome')
       end select
-      if (bad == 0) then
-        print '(a,1x,a,a)', program, trim(modes(mode)), ': right'
-      else
-        print '(a,1x,a,a,i0,a,i0)', program, trim(modes(mode)), ': WRONG, values ', &
-          mod(bad, 1000000), ', statuses ', bad / 1000000
-        failures = failures + 1
-      end if
+      call report(program, modes(mode), bad, failures)
     end if
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
   end do
@@ -177,62 +171,19 @@ program faces_f77
 
 contains
 
-  subroutine fill(a, rank)
-    double precision, intent(out) :: a(:, :, :)
-    integer, intent(in) :: rank
-    integer :: i, j, k
-    do k = 1, nreq
-      do j = 1, n
-        do i = 1, n
-          if (rank == 0) then
-            a(i, j, k) = value(i, j, k, 1)
-          else
-            a(i, j, k) = -1d0
-          end if
-        end do
-      end do
-    end do
-  end subroutine fill
-
-  subroutine fill_round(a, round)
-    double precision, intent(inout) :: a(:, :, :)
-    integer, intent(in) :: round
-    integer :: j, k
-    do k = 1, nreq
-      do j = 1, n
-        a(k, j, k) = value(k, j, k, round)
-      end do
-    end do
-  end subroutine fill_round
-
-  pure double precision function value(i, j, k, round)
-    integer, intent(in) :: i, j, k, round
-    value = dble(i) + 1000d0 * dble(j) + 1d7 * dble(k) + 1d9 * dble(round)
-  end function value
-
-  ! Wrong values in the received faces (row k of array k) and outside them; with
-  ! `statuses`, a million for each status whose source, tag or count is wrong.
+  ! Wrong values (faces_data), and with `statuses` a million for each status whose source,
+  ! tag or count is wrong.
   integer function check(a, round, st, statuses)
     double precision, intent(in) :: a(:, :, :)
     integer, intent(in) :: round, st(MPI_STATUS_SIZE, nreq)
     logical, intent(in) :: statuses
-    integer :: i, j, k, got, ierr
-    check = 0
+    integer :: k, got, ierr
+    check = wrong_values(a, round)
+    if (.not. statuses) return
     do k = 1, nreq
-      do j = 1, n
-        do i = 1, n
-          if (i == k) then
-            if (a(i, j, k) /= value(i, j, k, round)) check = check + 1
-          else
-            if (a(i, j, k) /= -1d0) check = check + 1
-          end if
-        end do
-      end do
-      if (statuses) then
-        call MPI_Get_count(st(:, k), face, got, ierr)
-        if (st(MPI_SOURCE, k) /= 0 .or. st(MPI_TAG, k) /= tag0 + k .or. got /= 1) &
-          check = check + 1000000
-      end if
+      call MPI_Get_count(st(:, k), face, got, ierr)
+      if (st(MPI_SOURCE, k) /= 0 .or. st(MPI_TAG, k) /= tag0 + k .or. got /= 1) &
+        check = check + 1000000
     end do
   end function check
 end program faces_f77

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The Fortran face programs (faces_f08.f90, faces_f77.F90 as `use mpi` and mpif.h, with
-# faces_c.c) on one MPI, each run with the MPI alone and under memcomm (LD_PRELOAD, every
-# message packed): the outputs must be the same, and memcomm must have carried the calls it
-# can see. A run that differs, or a case that should be carried and was not, fails.
+# faces_data.f90 and faces_c.c) and the random-type programs (random_types.F90 and
+# collectives.F90 in every binding) on one MPI, each run with the MPI alone and under
+# memcomm (LD_PRELOAD, every message packed): the outputs must be the same, and memcomm
+# must have carried the calls it can see. A run that differs, or a case that should be
+# carried and was not, fails.
 #
-# usage: run.sh NAME MPICC MPIF90 MPIEXEC LIBMEMCOMM WORKDIR
-#   NAME: mpich or openmpi (Open MPI's Fortran sends reach PMPI_ calls, which memcomm does
-#   not carry yet: there only the requests posted from C are carried)
+# usage: run.sh NAME MPICC MPIF90 MPIEXEC LIBMEMCOMM WORKDIR   (NAME: for the lines printed)
+# With MEMCOMM_PRELOAD_FIRST set (the sanitizer runtimes, for a sanitizer build of memcomm),
+# that is preloaded ahead of everything else.
 set -u
 name=$1 mpicc=$2 mpif90=$3 mpiexec=$4 lib=$5 work=$6
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,19 +16,29 @@ mkdir -p "$work"
 cd "$work" || exit 1
 
 "$mpicc" -O1 -c -o faces_c.o "$here/faces_c.c" || exit 1
-"$mpif90" -O1 -o faces_f08 "$here/faces_f08.f90" faces_c.o || exit 1
-"$mpif90" -O1 -o faces_use_mpi "$here/faces_f77.F90" faces_c.o || exit 1
-"$mpif90" -O1 -DMPIFH -o faces_mpifh "$here/faces_f77.F90" faces_c.o || exit 1
+"$mpif90" -O1 -c -o faces_data.o "$here/faces_data.f90" || exit 1
+"$mpif90" -O1 -o faces_f08 "$here/faces_f08.f90" faces_data.o faces_c.o || exit 1
+"$mpif90" -O1 -o faces_use_mpi "$here/faces_f77.F90" faces_data.o faces_c.o || exit 1
+"$mpif90" -O1 -DMPIFH -o faces_mpifh "$here/faces_f77.F90" faces_data.o faces_c.o || exit 1
+"$mpicc" -O1 -c -I"$here/../mpi" -o random_types_c.o "$here/random_types.c" || exit 1
+"$mpicc" -O1 -c -o recipe.o "$here/../mpi/recipe.c" || exit 1
+for binding in F08 MPIFH USE_MPI; do
+    "$mpif90" -O1 -cpp -D$binding -o random_$binding "$here/random_types.F90" random_types_c.o \
+        recipe.o || exit 1
+    "$mpif90" -O1 -cpp -D$binding -o collectives_$binding "$here/collectives.F90" \
+        random_types_c.o recipe.o || exit 1
+done
 
 # the Fortran library the programs use, for the case with it ahead of memcomm
 fortran_lib=$(ldd ./faces_f08 | awk '/libmpichfort|libmpi_usempif08/ {print $3; exit}')
 
 passed=0 failed=0
-run() { # label, carried (yes/no), preload, program, argument
-    local label=$1 carried=$2 preload=$3 prog=$4 arg=$5
+run() { # label, carried (yes/no), preload, program, argument[, ranks]
+    local label=$1 carried=$2 preload="${MEMCOMM_PRELOAD_FIRST:+$MEMCOMM_PRELOAD_FIRST }$3"
+    local prog=$4 arg=$5 ranks=${6:-2}
     local alone under calls
-    alone=$(timeout 120 "$mpiexec" -n 2 "./$prog" $arg 2>/dev/null | sort)
-    under=$(MEMCOMM_STATS=1 MEMCOMM_SEND_PATH=packed timeout 120 "$mpiexec" -n 2 \
+    alone=$(timeout 120 "$mpiexec" -n "$ranks" "./$prog" $arg 2>/dev/null | sort)
+    under=$(MEMCOMM_STATS=1 MEMCOMM_SEND_PATH=packed timeout 120 "$mpiexec" -n "$ranks" \
             env LD_PRELOAD="$preload" "./$prog" $arg 2>"$prog.$label.err" | sort)
     calls=$(sed -n 's/.*rank 1 handled \([0-9]*\) calls.*/\1/p' "$prog.$label.err" | head -1)
     if [ -z "$alone" ]; then
@@ -41,23 +53,28 @@ run() { # label, carried (yes/no), preload, program, argument
         cat "$prog.$label.err"
         failed=$((failed + 1))
     else
-        local wrong
+        local wrong note=""
         wrong=$(echo "$alone" | grep -c WRONG)
-        echo "fortran $name $prog $label: same as the MPI alone (rank 1: ${calls:-no stats} calls" \
-             "carried; ${wrong} forms wrong with the MPI alone too)"
+        [ "$wrong" -gt 0 ] && note="; $wrong forms wrong with the MPI alone too"
+        echo "fortran $name $prog $label: same as the MPI alone (rank 1: ${calls:-no stats}" \
+             "calls carried$note)"
         passed=$((passed + 1))
     fi
 }
 
-fortran_sends=yes
-[ "$name" = openmpi ] && fortran_sends=no
-run f08 "$fortran_sends" "$lib" faces_f08 ""
-run f08-mixed "$fortran_sends" "$lib" faces_f08 mixed
+run f08 yes "$lib" faces_f08 ""
+run f08-mixed yes "$lib" faces_f08 mixed
 run f08-from-c yes "$lib" faces_f08 c
-run use-mpi "$fortran_sends" "$lib" faces_use_mpi ""
+run use-mpi yes "$lib" faces_use_mpi ""
 run use-mpi-from-c yes "$lib" faces_use_mpi c
-run mpifh "$fortran_sends" "$lib" faces_mpifh ""
+run mpifh yes "$lib" faces_mpifh ""
 run mpifh-from-c yes "$lib" faces_mpifh c
+# random types through every binding: point-to-point (random_types.F90, 2000 types of seed
+# 1) and collectives on 3 ranks (collectives.F90, 600 types)
+for binding in F08 MPIFH USE_MPI; do
+    run random-types yes "$lib" random_$binding "2000 1"
+    run random-collectives yes "$lib" collectives_$binding 600 3
+done
 # the Fortran library ahead of memcomm: memcomm must leave its requests to the MPI
 if [ -n "$fortran_lib" ]; then
     run f08-mixed-binding-ahead no "$fortran_lib $lib" faces_f08 mixed

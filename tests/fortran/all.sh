@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `make test-fortran`: on Debian's MPICH and Open MPI (installed by debian_mpis.sh when
+# missing, else skipped with the reason), memcomm built against each (the build itself is a
+# test: these are older MPIs than the wheels), then the Fortran programs (run.sh) and
+# ScaLAPACK's BLACS tester (scalapack.sh), and the programs again under memcomm's
+# AddressSanitizer + UndefinedBehaviorSanitizer build (leak checks off: the Fortran runtime
+# and these MPIs keep allocations until exit).
+#
+# usage: all.sh [JOBS]
+set -u
+jobs=${1:-2}
+cd "$(dirname "$0")/../.." || exit 1
+echo "== tests: Fortran programs on Debian's MPICH and Open MPI, alone and under memcomm"
+if ! why=$(tests/fortran/debian_mpis.sh); then
+    echo "fortran: skipped: $why"
+    exit 0
+fi
+mkdir -p build
+build() { # directory, MPI, extra cmake options
+    cmake -S . -B "build/$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCOMM_TESTS=OFF \
+        -DMPI_C_COMPILER="/usr/bin/mpicc.$2" -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$2" \
+        "${@:3}" > "build/$1.configure.log" 2>&1 || { cat "build/$1.configure.log"; return 1; }
+    cmake --build "build/$1" -j "$jobs" > "build/$1.build.log" 2>&1 \
+        || { cat "build/$1.build.log"; return 1; }
+}
+for m in mpich openmpi; do
+    lib=$PWD/build/debian-$m/libmemcomm.so
+    build "debian-$m" "$m" || exit 1
+    tests/fortran/run.sh "$m" "/usr/bin/mpicc.$m" "/usr/bin/mpif90.$m" "/usr/bin/mpiexec.$m" \
+        "$lib" "build/debian-$m/fortran" || exit 1
+    tests/fortran/scalapack.sh "$m" "/usr/bin/mpiexec.$m" "$lib" "build/debian-$m/scalapack" \
+        || exit 1
+    build "debian-$m-asan" "$m" -DMEMCOMM_SANITIZE=ON || exit 1
+    ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    MEMCOMM_PRELOAD_FIRST="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)" \
+        tests/fortran/run.sh "$m-asan" "/usr/bin/mpicc.$m" "/usr/bin/mpif90.$m" \
+        "/usr/bin/mpiexec.$m" "$PWD/build/debian-$m-asan/libmemcomm.so" \
+        "build/debian-$m-asan/fortran" || exit 1
+done
