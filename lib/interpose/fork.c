@@ -1,9 +1,9 @@
 /* fork(): a thread that forks while another holds one of memcomm's locks would leave the child
  * with that lock held for ever. The handlers take every global lock before the fork, in the
- * one order memcomm ever nests them (requests, then the type cache, the constructions, the
- * buffer pool, the loaded-objects query of device.h and the collectives' receive shapes),
- * and release them after it: the parent unlocks them, the child, whose one
- * thread does not own them, makes them anew. */
+ * one order memcomm ever nests them (the Fortran bindings' probe, the Fortran routes check,
+ * requests, then the type cache, the constructions, the buffer pool, the loaded-objects
+ * query of loaded.h and the collectives' receive shapes), and release them after it: the
+ * parent unlocks them, the child, whose one thread does not own them, makes them anew. */
 #include <pthread.h>
 
 #include "../coll/exchange.h"
@@ -12,9 +12,13 @@
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/requests.h"
+#include "../p2p/routes.h"
+#include "entry.h"
 
 static void before_fork(void)
 {
+    fortran_fork_lock();
+    routes_fork_lock();
     requests_fork_lock();
     typecache_fork_lock();
     constructions_fork_lock();
@@ -31,6 +35,8 @@ static void in_parent(void)
     constructions_fork_unlock(false);
     typecache_fork_unlock(false);
     requests_fork_unlock(false);
+    routes_fork_unlock(false);
+    fortran_fork_unlock(false);
 }
 
 static void in_child(void)
@@ -41,6 +47,8 @@ static void in_child(void)
     constructions_fork_unlock(true);
     typecache_fork_unlock(true);
     requests_fork_unlock(true);
+    routes_fork_unlock(true);
+    fortran_fork_unlock(true);
 }
 
 __attribute__((constructor)) static void register_fork_handlers(void)

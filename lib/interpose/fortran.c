@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/forklock.h"
 #include "../base/fortran_names.h"
 #include "../p2p/requests.h"
 #include "entry.h"
@@ -227,6 +228,10 @@ static void probed(binding *b)
     pthread_mutex_unlock(&probe_lock);
     atomic_store_explicit(&b->probe_done, true, memory_order_release);
 }
+
+void fortran_fork_lock(void) { pthread_mutex_lock(&probe_lock); }
+
+void fortran_fork_unlock(bool child) { forklock_release(&probe_lock, child); }
 
 /* ---- converted arguments ---- */
 

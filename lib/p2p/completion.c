@@ -278,19 +278,20 @@ int completion_peek_array(char kind, int count, const MPI_Request requests[], in
     requests_claim(count, requests, &claims);
     int rc;
     if (kind == 'a') {
-        rc = PMPI_Request_get_status_any(count, requests, index, flag, statuses);
+        rc = PMPI_Request_get_status_any(count, (MPI_Request *)requests, index, flag, statuses);
         for (request_entry *e = claims.first; e; e = e->next_claim)
             if (*flag && *index == e->index)
                 peeked_at(e, requests[e->index], rc,
                           statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : statuses);
     } else if (kind == 'l') {
-        rc = PMPI_Request_get_status_all(count, requests, flag, statuses);
+        rc = PMPI_Request_get_status_all(count, (MPI_Request *)requests, flag, statuses);
         for (request_entry *e = claims.first; e && *flag; e = e->next_claim) {
             const MPI_Status *st = status_at(statuses, e->index);
             peeked_at(e, requests[e->index], code_at(rc, st), st);
         }
     } else {
-        rc = PMPI_Request_get_status_some(count, requests, outcount, indices, statuses);
+        rc = PMPI_Request_get_status_some(count, (MPI_Request *)requests, outcount, indices,
+                                          statuses);
         const int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;
         const bool sorted = ascending(indices, n);
         int cursor = 0;

@@ -149,12 +149,18 @@ static void retire_stale(request_entry *e)
     release(e);
 }
 
+bool requests_may_start(void)
+{
+    if (routes_all_seen())
+        return true;
+    stats_unseen_route();
+    return false;
+}
+
 request_entry *requests_reserve(void)
 {
-    if (!routes_all_seen()) {
-        stats_unseen_route();
+    if (!requests_may_start())
         return NULL;
-    }
     pthread_mutex_lock(&lock);
     request_entry *e = spare;
     if (e) {

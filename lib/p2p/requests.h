@@ -84,6 +84,11 @@ struct request_entry {
  * (the call then goes to the MPI unchanged). NULL when memory is short, and when the
  * process could complete a request where memcomm cannot see it (routes.h). */
 request_entry *requests_reserve(void);
+
+/* Whether memcomm may start a request it would have to finish (routes.h); counted when not.
+ * requests_reserve asks it; a caller asks it first to spare the work of a request that could
+ * not start (packing a send). */
+bool requests_may_start(void);
 void requests_unreserve(request_entry *e);
 
 /* Remember a request the MPI just returned for a carried message, in a reserved entry

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "../base/forklock.h"
 #include "../base/fortran_names.h"
 #include "../core/loaded.h"
 
@@ -65,3 +66,7 @@ const char *routes_unseen(void)
     refresh();
     return atomic_load_explicit(&unseen, memory_order_relaxed);
 }
+
+void routes_fork_lock(void) { pthread_mutex_lock(&lock); }
+
+void routes_fork_unlock(bool child) { forklock_release(&lock, child); }

@@ -20,4 +20,8 @@ bool routes_all_seen(void);
 /* The first name found whose definition is not memcomm's, or NULL (for MEMCOMM_STATS). */
 const char *routes_unseen(void);
 
+/* Held across fork() (interpose/fork.c), before the request table's lock. */
+void routes_fork_lock(void);
+void routes_fork_unlock(bool child);
+
 #endif
