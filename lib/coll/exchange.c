@@ -8,6 +8,7 @@
 
 #include "../base/alloc.h"
 #include "../base/forklock.h"
+#include "../core/defects.h"
 #include "../core/device.h"
 #include "../core/sendpath.h"
 #include "../core/stats.h"
@@ -568,7 +569,7 @@ static exchange *timed_unchanged(const unchanged_call *kept, const send_choice *
 exchange *exchange_start(int peers, const coll_block *send, const coll_block *recv,
                          const exchange_form *form)
 {
-    if (peers <= 0)
+    if (peers <= 0 || (form->kind == EXCHANGE_PERSISTENT && defects_persistent_collectives()))
         return NULL;
     unchanged_call kept;
     if (!kept_call(peers, send, recv, form, &kept))

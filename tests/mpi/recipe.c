@@ -224,6 +224,17 @@ bool recipe_uses(const recipe *r, recipe_kind kind)
     return false;
 }
 
+bool recipe_uses_basic(const recipe *r, MPI_Datatype basic)
+{
+    if (r->kind == R_BASIC)
+        return basics[r->basic].type == basic;
+    int nkids = r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++)
+        if (recipe_uses_basic(r->kids[i], basic))
+            return true;
+    return false;
+}
+
 static bool has_negative_extent(const recipe *r)
 {
     if (r->kind == R_RESIZED && r->extent < 0)
@@ -539,7 +550,19 @@ bool recipe_mpi_is_mpich(void)
         char version[MPI_MAX_LIBRARY_VERSION_STRING];
         int length;
         MPI_Get_library_version(version, &length);
-        known = strstr(version, "MPICH") ? 1 : 2;
+        known = strstr(version, "MPICH") || strstr(version, "Intel(R) MPI") ? 1 : 2;
+    }
+    return known == 1;
+}
+
+bool recipe_mpi_is_intel_2021(void)
+{
+    static int known; /* 0: not asked yet, 1: Intel MPI 2021, 2: another MPI */
+    if (!known) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int length;
+        MPI_Get_library_version(version, &length);
+        known = strncmp(version, "Intel(R) MPI Library 2021", 25) ? 2 : 1;
     }
     return known == 1;
 }

@@ -61,8 +61,13 @@ bool recipe_has_empty_derived_block(const recipe *r);
  * indexed_block(2, {15}, contiguous(4, darray(1, 0, {9}, BLOCK, resized(int, -22, -14)))). */
 bool recipe_has_inner_negative_extent(const recipe *r);
 
-/* Whether the MPI below is MPICH (asked once, from MPI_Get_library_version). */
+/* Whether the MPI below is MPICH or built on it (Intel MPI, whose version string does not say
+ * so), asked once, from MPI_Get_library_version. */
 bool recipe_mpi_is_mpich(void);
+
+/* Whether the MPI below is Intel MPI 2021, whose persistent collectives memcomm passes
+ * (docs/errors.md: they read small send buffers at the _init call). */
+bool recipe_mpi_is_intel_2021(void);
 
 /* Whether the MPI's own transfer of the recipe's type can be the reference: not on MPICH
  * for the two families above. */
@@ -73,6 +78,9 @@ void recipe_options(int argc, char **argv, long long *cases, uint64_t *seed);
 
 /* Does the recipe use this constructor anywhere? */
 bool recipe_uses(const recipe *r, recipe_kind kind);
+
+/* Does the recipe use this basic type anywhere? */
+bool recipe_uses_basic(const recipe *r, MPI_Datatype basic);
 
 /* Does the MPI's unpack of `count` instances at `origin` write each of the `bytes` packed bytes
  * to its own place? False for types with overlapping entries (erroneous for unpack in the MPI

@@ -197,6 +197,22 @@ static const char *completion_names[COMPLETIONS] = {
     "MPI_Testany", "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"};
 static int completion; /* the completion call of memcomm's pass of the case */
 
+/* Whether the cases make calls in form `f`: not the persistent one on Intel MPI 2021, whose
+ * persistent collectives, alone, take small send buffers at the _init call, deliver nothing
+ * at some ranks' second start, assert in the shared-memory transport on some derived types
+ * (MPI_Allgather_init, seed 20261124 case 153) and hang on 3 ranks (MPI_Scatter_init of the
+ * 1 MiB blocks): no reference. memcomm passes them there (check_outstanding checks it). */
+static bool form_made(call_form f)
+{
+    return f != F_PERSISTENT || !recipe_mpi_is_intel_2021();
+}
+
+/* `f`, or the non-blocking form where the cases make no calls in `f` */
+static call_form made(call_form f)
+{
+    return form_made(f) ? f : F_NONBLOCKING;
+}
+
 /* The MPI function of a call in the case's form: memcomm's entry point (pass 0) or the MPI's
  * own (PMPI_), with the form's request arguments. */
 #define PICK(NAME) (pass ? P##NAME : NAME)
@@ -513,10 +529,22 @@ static MPI_Datatype case_type(uint64_t seed, long long c, call how, int from, in
     uint64_t pair = how == C_ALLTOALLW ? (uint64_t)(from * 16 + to + 1) : 0;
     rng r = {seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull) ^ (pair * 0x9E3779B97F4A7C15ull)};
     recipe *rec = recipe_random(&r, (int)rng_range(&r, 1, 3));
-    MPI_Datatype t = recipe_mpi_takes(rec) ? recipe_build(rec) : MPI_DATATYPE_NULL;
+    /* Intel MPI 2021's own MPI_Gather corrupts the heap, alone, on 3 ranks, on derived types
+     * of MPI_LONG_DOUBLE_INT (hindexed_c(lens={3,3,3}, displs={98,136,64},
+     * MPI_LONG_DOUBLE_INT), seed 20261124 case 116) and on types whose instances overlap
+     * (resized(lb=10, extent=3, darray(... MPI_FLOAT)), case 562): no reference there */
+    const bool intel = recipe_mpi_is_intel_2021();
+    const bool taken =
+        recipe_mpi_takes(rec) && !(intel && recipe_uses_basic(rec, MPI_LONG_DOUBLE_INT));
+    MPI_Datatype t = taken ? recipe_build(rec) : MPI_DATATYPE_NULL;
     if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
         t = MPI_DATATYPE_NULL;
     recipe_free(rec);
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (t != MPI_DATATYPE_NULL && intel && MPI_Type_get_extent(t, &lb, &extent) == MPI_SUCCESS &&
+        MPI_Type_get_true_extent(t, &true_lb, &true_extent) == MPI_SUCCESS &&
+        true_extent > (extent < 0 ? -extent : extent))
+        MPI_Type_free(&t);
     return t;
 }
 
@@ -687,7 +715,7 @@ static void run_large_rooted(void)
         for (root = 0; root < nranks; root++) {
             neighbour = large_count = false;
             in_place = has_in_place_form(how) && root % 2 == 1;
-            form = (call_form)((how + root) % (MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 3 : 2));
+            form = made((call_form)((how + root) % (MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 3 : 2)));
             completion = (how + root) % COMPLETIONS;
             MPI_Datatype column[2];
             for (int k = 0; k < 2; k++) {
@@ -706,7 +734,7 @@ static void run_random(uint64_t seed, long long c)
     const call how = (call)rng_range(&r, 0, CALLS - 1);
     large_count = MEMCOMM_HAVE_LARGE_COUNT && rng_range(&r, 0, 1);
     neighbour = rng_range(&r, 0, 3) == 0 && has_neighbour_form(how);
-    form = (call_form)rng_range(&r, 0, MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 2 : 1);
+    form = made((call_form)rng_range(&r, 0, MEMCOMM_HAVE_PERSISTENT_COLLECTIVES ? 2 : 1));
     completion = (int)rng_range(&r, 0, COMPLETIONS - 1);
     in_place = false;
     if (how >= C_BCAST) {
@@ -945,9 +973,15 @@ static void check_outstanding(void)
      * program changed it after the last completion */
     CHECK(MPI_Alltoall_init(send[0], 1, column, mine[0], 1, column, MPI_COMM_WORLD,
                             MPI_INFO_NULL, &persistent) == MPI_SUCCESS);
+    memcomm_stats_get(&before);
     CHECK(MPI_Start(&persistent) == MPI_SUCCESS);
     CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    memcomm_stats_get(&after);
     CHECK(memcmp(mine[0], want[0], sizeof mine[0]) == 0);
+    /* carried, but for the MPI whose persistent collectives memcomm passes (form_made) */
+    if (!disabled || !*disabled || !strcmp(disabled, "0"))
+        CHECK(form_made(F_PERSISTENT) ? after.handled_calls > before.handled_calls
+                                      : after.handled_calls == before.handled_calls);
     for (int k = 0; k < N; k++)
         mine[0][k] = want[0][k] = 3.0 * k;
     int flag = 0;
@@ -1014,7 +1048,7 @@ int main(int argc, char **argv)
         for (call how = 0; how < CALLS; how++) {
             printf(" %s %lld%s", call_names[how] + 4, carried_forms[how][f],
                    how + 1 < CALLS ? "," : "\n");
-            CHECK(!active || cases < 200 || carried_forms[how][f] > 0);
+            CHECK(!active || cases < 200 || !form_made(f) || carried_forms[how][f] > 0);
         }
     }
     int code = check_summary("test_coll");

@@ -93,6 +93,12 @@ static void errors(int rank)
             printf("test_requests: Open MPI does not check request handles; errors not run\n");
         return;
     }
+#ifdef MPI_ABI_VERSION
+    /* MPICH 5.0.2's libmpi_abi dies on a handle that is not one (SIGSEGV in PMPI_Testall) */
+    if (rank == 1)
+        printf("test_requests: the standard ABI's handles are not checked; errors not run\n");
+    return;
+#endif
     static const char *calls[] = {"Testall", "Waitall", "Testany", "Testsome"};
     for (int call = 0; call < 4; call++) {
         if (rank == 0) {
