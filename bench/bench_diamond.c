@@ -1,4 +1,4 @@
-/* LoGPC's Diamond DAG (seed 003, sec. 5.2) as an MPI mini-application: dynamic programming
+/* LoGPC's Diamond DAG (Moritz and Frank, sec. 5.2) as an MPI mini-application: dynamic programming
  * over an n x n grid of tasks, stripe-partitioned. Rank r owns rows [r n/P, (r+1) n/P) and
  * splits them into b blocks of n/b columns. A block waits for the n/b values of the top edge
  * of the block below it (from rank r - 1), computes its tasks, and sends its own top edge to

@@ -1,4 +1,4 @@
-/* LoGPC's EM3D (seed 003, sec. 5.3) as an MPI mini-application: the E and H nodes of a
+/* LoGPC's EM3D (Moritz and Frank, sec. 5.3) as an MPI mini-application: the E and H nodes of a
  * bipartite graph, each updated from the other side's neighbours every half-step, after a
  * communication phase that brings the values of neighbours owned by other ranks.
  *

@@ -301,7 +301,7 @@ static int verify(const pattern *p, int64_t bytes, char *ref, char *out)
 static bool method_selected[METHODS];
 
 /* --cache flushed: every timed call starts with all of the pattern's arrays out of the
- * caches (the seed's INV state), so that no method's figure depends on which method ran
+ * caches (the paper's INV state), so that no method's figure depends on which method ran
  * before it; the default (as-left) times each method in the caches the one before left. */
 static bool flush_before_each;
 
@@ -501,7 +501,7 @@ int main(int argc, char **argv)
         if (*s == ',')
             s++;
     }
-    /* columns: one double every 16, 32, 64 (the seed paper's Table 1) */
+    /* columns: one double every 16, 32, 64 (Byna et al.'s Table 1) */
     const int64_t column_n = (1 << 17) / scale;
     for (int64_t stride = 16; stride <= 64; stride *= 2) {
         pattern *p = &patterns[np++];

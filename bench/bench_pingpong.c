@@ -1,5 +1,5 @@
-/* Ping-pong of non-contiguous data between two ranks, every method in one run (the seed
- * paper's evaluation, 001 sec. 6): each rank in turn sends a layout of its array and the
+/* Ping-pong of non-contiguous data between two ranks, every method in one run (the paper
+ * paper's evaluation, Byna et al. 2003, sec. 6): each rank in turn sends a layout of its array and the
  * other receives it contiguously.
  *
  *   contiguous      the same number of bytes sent as MPI_DOUBLE from a contiguous buffer
@@ -8,7 +8,7 @@
  *   manual-blocked  the same loop cache-blocked by hand (transposes only)
  *   memcomm         MPI_Send of the datatype, which memcomm carries
  *
- * Patterns: the seed's transposes, a column, the faces of 256^3, micro-applications with the
+ * Patterns: the paper's transposes, a column, the faces of 256^3, micro-applications with the
  * access patterns of ddtbench (WRF, MILC, NAS LU and MG, FFT2, SPECFEM3D, LAMMPS: ddtbench.h),
  * and the latency of an 8-byte message.
  *

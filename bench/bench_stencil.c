@@ -1,4 +1,4 @@
-/* The 3-point stencil of seed 004 (sec. V, Listings 1-3), two ranks on a ring, and what the
+/* The 3-point stencil of Pellegrini, Hoefler and Fahringer (sec. V, Listings 1-3), two ranks on a ring, and what the
  * placement of its halo exchange costs by message size.
  *
  * Each rank holds R rows (64; 8-32 for rows of 16 MiB and more) of a matrix whose rows are
@@ -10,7 +10,7 @@
  *                rest (the received row is used last)
  *   OPT2         Listing 3: rows R-3 .. 0 backwards (ending at the row sent), the exchange,
  *                then row R-2, which uses the received row at once
- *   strip K      the seed's future work beyond the last-level cache: the exchange in chunks
+ *   strip K      the paper's future work beyond the last-level cache: the exchange in chunks
  *                of K bytes, each followed by the sweep of its columns (K = 64 KiB, 1 MiB;
  *                only where the message is larger)
  *   column mpi   the same stencil transposed: the halo is a column, sent as a vector

@@ -1,6 +1,6 @@
 /* Experiments on what memory does to a message.
  *
- *   decompose    seed 001 sec. 4 (Fig. 2), Memory-LogP's o + l_p + l_m + L for the matrix
+ *   decompose    Byna et al. 2003, sec. 4 (Fig. 2), Memory-LogP's o + l_p + l_m + L for the matrix
  *                transpose: the parts measured are a contiguous copy (o), MPI_Pack of the
  *                transpose (o + l_p), a contiguous ping-pong (o + L) and the transpose sent as a
  *                datatype and received contiguously (o + l_p + l_m + L); the report subtracts.
@@ -12,9 +12,9 @@
  *                peer's copy reads lines modified in the sender's cache (a 256^2 matrix on the
  *                Intel Xeon VM, MPICH: copy 11 us and contiguous 20 measured apart, in
  *                sequence 74).
- *   cache-state  seed 004 SCN1: a ping-pong with both ends' message buffers flushed from the
+ *   cache-state  Pellegrini et al.'s SCN1: a ping-pong with both ends' message buffers flushed from the
  *                caches (INV), read (EXCL) or written (MOD) just before.
- *   pollution    seed 004 SCN2: the time to read the message buffer after a transfer, the
+ *   pollution    Pellegrini et al.'s SCN2: the time to read the message buffer after a transfer, the
  *                buffer flushed (INV) or preloaded (PRE) before it, against the same read
  *                without the transfer (BASE_INV, BASE_PRE). */
 #include <stdio.h>

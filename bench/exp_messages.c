@@ -1,4 +1,4 @@
-/* Experiments on one message between two ranks (seed 000, section 6): rank 0 sends, rank 1
+/* Experiments on one message between two ranks (Byna, Cameron and Sun, section 6): rank 0 sends, rank 1
  * receives, and each rank's time in its own calls is reported separately, because the
  * sender's and the receiver's overheads differ.
  *

@@ -64,7 +64,7 @@ int harness_sizes(const char *given, const char *fallback, int64_t *out, int max
  * when there is not enough. */
 void *harness_alloc(int64_t bytes);
 
-/* Cache states (004 SCN1): flush every line of [p, p+bytes) from every cache level (INV),
+/* Cache states (Pellegrini et al.'s SCN1): flush every line of [p, p+bytes) from every cache level (INV),
  * read it (EXCL), or write it, keeping its content (MOD). */
 void cache_invalidate(void *p, int64_t bytes);
 void cache_read(const void *p, int64_t bytes);

@@ -35,7 +35,7 @@ static void put_dims(sink *s, const plan_strided *d)
     put(s, "], block %lld B", (long long)d->block);
 }
 
-/* The seed paper's classification (001 sec. 5.2): fixed or variable block and stride, and
+/* Byna et al.'s classification (their sec. 5.2): fixed or variable block and stride, and
  * whether the walk is in memory order or out of order (an outer dimension stepping more
  * finely than an inner one: transpose-like). */
 static void put_pattern(sink *s, const plan *p, const plan_strided *d)

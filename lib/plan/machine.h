@@ -1,7 +1,7 @@
 /* machine: the memory-hierarchy parameters the planner models, as plain data.
  *
  * Detected once per process: page size from sysconf, caches from sysfs, data-TLB entries
- * from cpuid leaf 0x18 where the CPU reports it (64 otherwise, as in the seed paper's
+ * from cpuid leaf 0x18 where the CPU reports it (64 otherwise, as in Byna et al.'s
  * Origin2000), SIMD width from the CPU's feature flags. Values measured by `memcomm machine
  * --probe` (probe.c) are read from its cache file, ~/.cache/memcomm/machine, when it was
  * written on a CPU of the same model. Every field can be set by an environment variable (docs/environment.md),

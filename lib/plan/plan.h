@@ -86,7 +86,7 @@ static inline int64_t plan_prefetch_distance(int64_t mean_len, int64_t blocks_in
     return blocks < least ? least : blocks;
 }
 
-/* Cache blocking of the innermost two dims (the seed paper's TLB model, 001 sec. 5.3):
+/* Cache blocking of the innermost two dims (Byna et al.'s TLB model, Byna et al. 2003, sec. 5.3):
  * inner-dim references are walked `rows` at a time (pages for half the TLB) across `cols`
  * outer-dim steps (enough to use each fetched cache line whole). rows == 0: no blocking. */
 typedef struct {
@@ -227,7 +227,7 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
                 ir_arena *arena, plan *out);
 
 /* R_p: pages an innermost loop of n references to blocks of W bytes, S bytes apart, touches
- * with pages of P_s bytes (001 sec. 5.3). */
+ * with pages of P_s bytes (Byna et al. 2003, sec. 5.3). */
 int64_t plan_pages_touched(int64_t W, int64_t S, int64_t n, int64_t page_size);
 
 /* Whether and how to block a strided walk (after the call's count is added): only when the

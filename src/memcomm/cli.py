@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memcomm import __version__, experiments, report, results, runner
+from memcomm import __version__, experiments, references, report, results, runner
 from memcomm.models import em3d, logp, logpc, memory
 from memcomm.report import advice, analysis, html
 from memcomm.runner import MemcommError
@@ -232,10 +232,11 @@ def program_arguments(
 def bench(args: argparse.Namespace) -> int:
     if args.experiment == "list":
         rows = [
-            [e.name, str(e.ranks), e.source, e.summary] for e in experiments.EXPERIMENTS.values()
+            [e.name, str(e.ranks), references.cite(e.source), e.summary]
+            for e in experiments.EXPERIMENTS.values()
         ]
         rows.append(["probes", "-", "", "eager, latency, tlb and copy in turn"])
-        print(report.format_table(["experiment", "ranks", "seed", "what"], rows))
+        print(report.format_table(["experiment", "ranks", "source", "what"], rows))
         return 0
     chosen = experiments.lookup(args.experiment)
     build = runner.find_build(args.mpi)
@@ -307,7 +308,7 @@ def run_notes(runs: list[results.Run]) -> list[str]:
 
 
 def print_analysis(a: analysis.Analysis) -> None:
-    print(f"\n== {a.title} (seed {a.source})")
+    print(f"\n== {a.title} ({references.cite(a.source)})")
     for t in a.tables:
         print(f"{t.title}\n{report.format_table(t.header, t.rows)}\n")
     for finding in a.findings:
@@ -487,7 +488,7 @@ def diamond_model(args: argparse.Namespace) -> dict[str, Any]:
 def diamond_text(found: dict[str, Any]) -> str:
     p = found["parameters"]
     head = (
-        f"Diamond DAG (seed 003, eq. 15), n = {p['n']}, P = {p['P']}, {p['task cycles']:g}-cycle "
+        f"Diamond DAG (LoGPC eq. 15), n = {p['n']}, P = {p['P']}, {p['task cycles']:g}-cycle "
         f"tasks, {p['value bytes']:g}-byte values, alpha = {p['alpha']:g}; {p['machine']}; "
         "makespans in million cycles. LoGPC adds the paper's upper bound on contention.\n"
     )
@@ -568,7 +569,7 @@ def em3d_model(args: argparse.Namespace) -> dict[str, Any]:
 def em3d_text(found: dict[str, Any]) -> str:
     p = found["parameters"]
     head = (
-        f"EM3D's communication phase (seed 003, sec. 5.3): {p['nodes']} nodes of degree "
+        f"EM3D's communication phase (LoGPC sec. 5.3): {p['nodes']} nodes of degree "
         f"{p['degree']} on {p['P']} processors, 100% non-local edges, {p['values per message']} "
         f"values per message, receivers hold {p['queue']} messages; {p['machine']}; cycles "
         "per half-step.\n"
@@ -609,7 +610,8 @@ ADVISE_SIZES = {
 
 @command(
     "advise",
-    "where to place communication calls: this machine's rules (seed 004), a program's sites",
+    "where to place communication calls: this machine's rules (Pellegrini et al.), a program's "
+    "sites",
 )
 def advise_command(args: argparse.Namespace) -> int:
     build = runner.find_build(args.mpi)
@@ -712,7 +714,7 @@ def model(args: argparse.Namespace) -> int:
         return 0
     if args.action == "logpc":
         text = logpc_text(args.k_d)  # bad parameters fail before anything is printed
-        print("LoGPC on the MIT Alewife (seed 003), from its Tables 1-2:")
+        print("LoGPC on the MIT Alewife, from its Tables 1-2:")
         print(text)
         return 0
     if not args.files:
@@ -953,7 +955,7 @@ def parser() -> argparse.ArgumentParser:
                 choices=("as-left", "flushed"),
                 default="as-left",
                 help="pack: the caches each timed call starts from: as the method before left "
-                "them, or with the pattern's arrays flushed (the seed's INV state)",
+                "them, or with the pattern's arrays flushed (the paper's INV state)",
             )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(

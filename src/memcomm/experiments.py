@@ -2,7 +2,7 @@
 
 Every experiment runs a C program of the build (bench/) under the build's MPI with ranks
 pinned, and its records are written, a line at a time, to one results file after a meta
-record (memcomm.results). The seeds the experiments come from are in ../shared/seeds/.
+record (memcomm.results). The papers the experiments come from: docs/references.md.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Experiment:
     program: str  # relative to the build directory
     ranks: int
     summary: str
-    source: str  # where in the seeds it comes from
+    source: str  # where in the papers (docs/references.md) it comes from
     default_engines: tuple[str, ...] = ("mpi",)
     suite: bool = True  # takes the suite's timing options (bench/harness.h)
     any_ranks: bool = False  # runs on any number of ranks from `ranks` on (`--np`)
@@ -157,7 +157,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             "pingpong",
             "bench/bench_pingpong",
             2,
-            "the seed's transpose ping-pong and ddtbench-like layouts, every method",
+            "the paper's transpose ping-pong and ddtbench-like layouts, every method",
             "001 sec. 6",
             ("memcomm",),
             suite=False,
@@ -186,7 +186,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             "stencil",
             "bench/bench_stencil",
             2,
-            "seed 004's 3-point stencil: the halo exchange placed as Listings 1-3, strip "
+            "Pellegrini et al.'s 3-point stencil: the halo exchange placed as Listings 1-3, strip "
             "mined, and as a column datatype with and without memcomm (--sizes: row bytes)",
             "004 sec. V",
             ("memcomm",),

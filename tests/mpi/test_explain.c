@@ -26,14 +26,14 @@ static const char *explain(MPI_Datatype t, MPI_Count count)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    /* the seed paper's transpose: 1024 columns of a 1024 x 1024 matrix of doubles */
+    /* Byna et al.'s transpose: 1024 columns of a 1024 x 1024 matrix of doubles */
     MPI_Datatype transpose = recipe_transpose_column(1024);
     const char *t = explain(transpose, 1024);
     CHECK_SAYS(t, "canonical: loop(1024,+8192)[block(8)@0]@0");
     CHECK_SAYS(t, "dims [1024 x +8 B, 1024 x +8192 B], block 8 B");
     CHECK_SAYS(t, "access pattern: fixed block 8 B, fixed strides, out of order (transpose-like)");
     CHECK_SAYS(t, "W = 8 B, S = 8192 B, n = 1024, P_s = 4096 B -> R_p = 1024 pages >= T_p = 64");
-    /* with SIMD registers, a register transpose; without, the seed's cache-blocked walk */
+    /* with SIMD registers, a register transpose; without, the paper's cache-blocked walk */
     char machine[1024];
     CHECK(memcomm_machine_json(machine, sizeof machine) > 0);
     if (strstr(machine, "\"SIMD_BYTES\": {\"value\": 8,")) {

@@ -1,6 +1,6 @@
 """Seed 004's placement rules from records: the ranges take this machine's eager limit and
 last-level cache, each range's evidence is the measurements inside it, and a range where
-the measurement goes against the seed's rule says so."""
+the measurement goes against the paper's rule says so."""
 
 from typing import Any
 
@@ -48,7 +48,7 @@ def test_ranges_take_the_eager_limit_and_half_the_llc() -> None:
     assert "no measurement in this range" in advice.text(found)
 
 
-def test_a_machine_like_the_seeds_agrees_in_every_range() -> None:
+def test_a_machine_like_the_papers_agrees_in_every_range() -> None:
     # cached data helps and received data is in the cache, up to LLC/2; beyond, no effect
     gains = {SIZES[0]: 0.2, SIZES[1]: 0.25, SIZES[2]: 0.01}
     found = advice.advise("mpich", eager(16 << 10), cache_state(gains), pollution(gains), LLC)

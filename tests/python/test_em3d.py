@@ -1,4 +1,4 @@
-"""EM3D's communication phase (seed 003, sec. 5.3): the graph's messages, LogP's phase, and
+"""EM3D's communication phase (LoGPC, sec. 5.3): the graph's messages, LogP's phase, and
 the simulated phase with hot spots. The paper's EM3D figures are measurements of a whole
 program (Fig. 11) whose computation it does not give; what can be checked is the direction
 and size of the hot-spot effect, and the simulation's own accounting."""

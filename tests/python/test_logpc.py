@@ -1,4 +1,4 @@
-"""LoGPC reproduced from its own parameters (seed 003). Where a published number does not
+"""LoGPC reproduced from its own parameters (Moritz and Frank). Where a published number does not
 follow from the published parameters, the test says exactly why instead of tuning."""
 
 import math

@@ -1,10 +1,10 @@
-/* The planner's TLB model (001 sec. 5.3) on captured machines: golden inputs, expected plans. */
+/* The planner's TLB model (Byna et al. 2003, sec. 5.3) on captured machines: golden inputs, expected plans. */
 #include "../check.h"
 #include "base/units.h"
 #include "plan/overlap.h"
 #include "plan/plan.h"
 
-/* The seed paper's Origin2000: 16 KiB pages, 64 fully-associative TLB entries, 128-byte L2
+/* Byna et al.'s Origin2000: 16 KiB pages, 64 fully-associative TLB entries, 128-byte L2
  * lines. */
 static const int64_t PAGE = 16384, TLB = 64, LINE = 128;
 

@@ -1,4 +1,4 @@
-"""EM3D's communication phase under LogP and with hot spots (seed 003, sec. 5.3).
+"""EM3D's communication phase under LogP and with hot spots (LoGPC, sec. 5.3).
 
 EM3D updates the E and H nodes of a bipartite graph; before each half-step every processor
 sends, for each edge that ends on another processor, the value of its end node, in messages

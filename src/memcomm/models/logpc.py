@@ -1,4 +1,4 @@
-"""LoGPC: LogP/LogGP with network contention (Moritz and Frank, seed 003).
+"""LoGPC: LogP/LogGP with network contention (Moritz and Frank, IEEE TPDS 2001).
 
 Equation numbers are the paper's. Times are in the unit of the parameters (cycles for the
 Alewife preset). The network is a k-ary n-cube with wormhole routing; Agarwal's open model

@@ -1,6 +1,7 @@
-"""Memory-LogP: the memory cost of a message layout (seeds 001 sec. 4 and 000 eq. 1).
+"""Memory-LogP: the memory cost of a message layout (Byna et al. 2003 sec. 4; Byna, Cameron,
+Sun eq. 1).
 
-The seeds split a non-contiguous send into o + l_p + l_m + L: the contiguous copy o, the
+The papers split a non-contiguous send into o + l_p + l_m + L: the contiguous copy o, the
 packing cost l_p = f(size, distribution), the middleware's own cost l_m and the network L
 (the `decompose` experiment measures all four for the transpose). This module predicts the
 pack time t_p = o + l_p of a layout from what the layout does to the memory hierarchy, with

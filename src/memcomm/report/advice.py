@@ -29,10 +29,10 @@ class Range:
     name: str
     low: float  # bytes, exclusive
     high: float | None  # bytes, inclusive; None: no end
-    rule: str  # the seed's rule for this range
+    rule: str  # the paper's rule for this range
     evidence: list[str] = field(default_factory=list)
     agrees: bool | None = None  # None: no measurement in this range
-    contradicted: list[str] = field(default_factory=list)  # the seed's claims it measured false
+    contradicted: list[str] = field(default_factory=list)  # the paper's claims it measured false
 
     def holds(self, size: float) -> bool:
         return size > self.low and (self.high is None or size <= self.high)
@@ -78,12 +78,12 @@ class Advice:
 
 RULES = (
     "communicate while the message data is in the cache (right after computing it), and "
-    "read received data right after the receive (seed RULE 1)",
+    "read received data right after the receive (the paper's RULE 1)",
     "on shared memory: data already in the cache, compute on it before the send; data "
-    "not in the cache, read it after the call, which brings it in (seed RULE 3). Between "
-    "nodes: do not touch the buffer right after the call (seed RULE 2)",
+    "not in the cache, read it after the call, which brings it in (the paper's RULE 3). Between "
+    "nodes: do not touch the buffer right after the call (the paper's RULE 2)",
     "placement does not matter; split the message into chunks interleaved with the "
-    "computation (strip mining) to bring the cache back into play (seed sec. IV-C)",
+    "computation (strip mining) to bring the cache back into play (the paper's sec. IV-C)",
 )
 
 
@@ -155,7 +155,7 @@ def advise(
         r.evidence = [_say(what, gains) for what, gains in inside if gains]
         warm = [g for _, gains in inside[:2] for _, g in gains]
         after = [g for _, g in inside[2][1]]
-        # each claim: (what the seed says, the gains measuring it, whether it must be a gain)
+        # each claim: (what the paper says, the gains measuring it, whether it must be a gain)
         claims: list[tuple[str, list[float], bool]] = (
             [("the cache state no longer matters", warm, False)]
             if r is ranges[2]
@@ -177,7 +177,7 @@ def advise(
 def text(advice: Advice) -> str:
     limit = advice.eager_limit
     lines = [
-        f"Placement of communication calls, {advice.mpi} (seed 004, sec. IV)",
+        f"Placement of communication calls, {advice.mpi} (Pellegrini et al., sec. IV)",
         "eager limit: "
         + (f"between {size_text(limit[0])} and {size_text(limit[1])} (the `eager` probe)"
            if limit else "not measured")
@@ -198,9 +198,9 @@ def text(advice: Advice) -> str:
     return "\n".join(lines)
 
 
-# the seed's stencil variant for each range (sec. V): OPT2 uses the received row at once and
+# the paper's stencil variant for each range (sec. V): OPT2 uses the received row at once and
 # sends a row just computed (RULE 1); OPT1 sends a fresh row and reads the received one last
-# (RULES 2-3); beyond LLC/2 no placement helps, and strip mining is the seed's way out
+# (RULES 2-3); beyond LLC/2 no placement helps, and strip mining is the paper's way out
 RECOMMENDED = ("OPT2", "OPT1", "strip")
 
 
@@ -241,7 +241,7 @@ def stencil_check(advice: Advice, stencil: Sequence[Result]) -> list[StencilChec
 
 
 def stencil_text(checks: Sequence[StencilCheck]) -> str:
-    lines = ["\n\nThe rules on the 3-point stencil (seed 004, sec. V):"]
+    lines = ["\n\nThe rules on the 3-point stencil (Pellegrini et al., sec. V):"]
     for c in checks:
         lines.append(
             f"  {size_text(c.size):>8}  {c.range_name:<22} recommended {c.recommended:<13} "
@@ -403,6 +403,6 @@ def as_analysis(found: Sequence[Advice], checks: dict[str, list[StencilCheck]]) 
         "placement rules by message size", ["MPI", "range", "sizes", "rule", "here"], rows
     )
     return Analysis(
-        "advice", "Where to place communication calls (seed 004's rules)", "004 sec. IV",
+        "advice", "Where to place communication calls (Pellegrini et al.'s rules)", "004 sec. IV",
         findings, [], [table, *tables],
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 An analysis groups an experiment's results into series (one line per method, per MPI and
 engine), summarizes every point (median, 95% interval), and states what the numbers say next
-to what the seed paper reports. Nothing here measures or invents a number: a finding that
+to what the papers report. Nothing here measures or invents a number: a finding that
 needs data the results do not have says so.
 """
 
@@ -1204,7 +1204,7 @@ def stencil(results: Sequence[Result]) -> Analysis:
             findings.append(
                 f"{mpi}: the column halo carried by memcomm runs the iteration "
                 f"{min(column_gains):.2f}-{max(column_gains):.2f}x as fast as the MPI's datatype "
-                "path (the seed: OPT2 about 20% faster at 256 B, OPT1 up to 40% for larger "
+                "path (the paper: OPT2 about 20% faster at 256 B, OPT1 up to 40% for larger "
                 "messages, on its LEO3 cluster)"
             )
     return Analysis(

@@ -1,4 +1,4 @@
-"""Plots in the style of the seeds' figures: size on a log axis, one line per method, the
+"""Plots in the style of the papers' figures: size on a log axis, one line per method, the
 median's 95% confidence interval as a band; ratios by named case as horizontal bars."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report page: for each experiment its source in the seeds, what the numbers say, the
+"""The report page: for each experiment its source in the papers, what the numbers say, the
 plots and a table of medians with their 95% intervals, plus where and how it was measured."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memcomm import results
+from memcomm import references, results
 from memcomm.report import figures
 from memcomm.report.analysis import Analysis
 
@@ -83,7 +83,7 @@ def write(
         parts.append(f"<h2>{html.escape(a.title)}</h2>")
         parts.append(
             f"<p class='note'>experiment <code>{a.experiment}</code>, from seed "
-            f"{html.escape(a.source)}</p><ul>"
+            f"{html.escape(references.cite(a.source))}</p><ul>"
         )
         parts += [f"<li>{html.escape(f)}</li>" for f in a.findings]
         parts.append("</ul>")
