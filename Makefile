@@ -1,6 +1,7 @@
 # memcomm: the two commands.
 #   make demo   set up (venv, MPICH from PyPI, C build) and run the main job
-#   make test   set up both MPIs and run every test against each, plus sanitizer builds
+#   make test   set up every MPI and run every test against each, plus sanitizer builds
+#   make test-quick   every C test on MPICH, and the linters (a few minutes)
 # MPI=system uses the mpicc/mpiexec on PATH instead of the PyPI wheels.
 
 PYTHON ?= python3
@@ -40,7 +41,7 @@ mpiexec = $(call mpi_prefix,$(1))/bin/mpiexec
 
 C_SOURCES := $(shell find lib include tests bench examples cmake -type f) CMakeLists.txt
 
-.PHONY: demo test test-begin test-fortran test-impi test-impi-run setup soak lint clean distclean
+.PHONY: demo test test-quick test-begin test-fortran test-impi test-impi-run setup soak lint clean distclean
 .DEFAULT_GOAL := demo
 
 demo: build/$(MPI)/libmemcomm.so
@@ -49,6 +50,9 @@ demo: build/$(MPI)/libmemcomm.so
 test: test-begin $(foreach m,$(TEST_MPIS),test-$(m) test-$(m)-asan test-$(m)-suite) $(WHEEL_TESTS) \
 	  test-fortran test-python
 	@tests/stage_summary.sh
+
+# a developer's inner loop, a few minutes: every C test on MPICH, and the linters
+test-quick: test-mpich lint
 
 # each stage's run time and result, for the summary `make test` ends with
 STAGE = $(CURDIR)/tests/stage.sh
