@@ -970,8 +970,9 @@ def parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="instead of timing, count: cache events of the single-process "
                 "part under cachegrind (ddt-vs-pack, decompose), for machines without "
-                "hardware counters; pingpong: instructions per 8-byte MPI_DOUBLE send "
-                "with and without memcomm, under callgrind",
+                "hardware counters; pingpong: instructions per send that memcomm passes (an "
+                "8-byte MPI_DOUBLE, a struct at MPI_BOTTOM) with and without memcomm, under "
+                "callgrind",
             )
     return top
 

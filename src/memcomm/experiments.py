@@ -7,6 +7,7 @@ record (memcomm.results). The papers the experiments come from: docs/references.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -521,15 +522,25 @@ def simulate(
 CALLS_REPEATS = (2000, 4000)
 
 
-def callgrind_instructions(build: runner.Build, repeat: int, preload: bool) -> int:
-    """Instructions executed inside rank 0's `repeat` sends of one MPI_DOUBLE
-    (bench_suite calls), counted by callgrind."""
+# the sends counted: one MPI_DOUBLE, and a struct of three arrays at absolute addresses sent
+# from MPI_BOTTOM (bench/exp_calls.c), which memcomm hands to the MPI: (layout, bytes, flags)
+CALLS_LAYOUTS = (
+    ("1 MPI_DOUBLE", 8, ()),
+    ("MPI_BOTTOM struct of 3 arrays (64 atoms' x, v, tag)", 64 * (6 * 8 + 4), ("--bottom",)),
+)
+
+
+def callgrind_instructions(
+    build: runner.Build, repeat: int, preload: bool, flags: Sequence[str] = ()
+) -> int:
+    """Instructions executed inside rank 0's `repeat` sends (bench_suite calls, one
+    MPI_DOUBLE or, with --bottom, the MPI_BOTTOM struct), counted by callgrind."""
     with tempfile.TemporaryDirectory() as directory:
         command = [
             *(["env", f"LD_PRELOAD={build.library}"] if preload else []),
             "valgrind", "-q", "--tool=callgrind", "--collect-atstart=no",
             "--toggle-collect=counted_send", f"--callgrind-out-file={directory}/callgrind.%p",
-            str(build.program("bench/bench_suite")), "calls", "--repeat", str(repeat),
+            str(build.program("bench/bench_suite")), "calls", "--repeat", str(repeat), *flags,
         ]  # fmt: skip
         done = runner.launch(build, 2, command[0], command[1:], capture=True)
         counts = [
@@ -547,9 +558,9 @@ def callgrind_instructions(build: runner.Build, repeat: int, preload: bool) -> i
 def simulate_calls(
     build: runner.Build, experiment: Experiment, parameters: dict[str, Any], writer: results.Writer
 ) -> None:
-    """Instructions per 8-byte MPI_DOUBLE send, with and without memcomm: the difference of
-    two runs' counts over the difference of their sends, so that what happens once (MPI's
-    first send to a peer, memcomm's first look at MPI_DOUBLE) cancels out."""
+    """Instructions per send of each of CALLS_LAYOUTS, with and without memcomm: the
+    difference of two runs' counts over the difference of their sends, so that what happens
+    once (MPI's first send to a peer, memcomm's first look at a type) cancels out."""
     version = subprocess.run(
         ["valgrind", "--version"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -564,12 +575,12 @@ def simulate_calls(
              str(build.program("bench/bench_suite")), "calls"],
         )
     )  # fmt: skip
-    for engine in ("mpi", "memcomm"):
+    for (layout, size, flags), engine in itertools.product(CALLS_LAYOUTS, ("mpi", "memcomm")):
         preload = engine == "memcomm"
-        counts = [callgrind_instructions(build, r, preload) for r in CALLS_REPEATS]
+        counts = [callgrind_instructions(build, r, preload, flags) for r in CALLS_REPEATS]
         writer.write({
             "kind": "simulated", "experiment": experiment.name, "method": "MPI_Send",
-            "layout": "1 MPI_DOUBLE", "bytes": 8, "engine": engine,
+            "layout": layout, "bytes": size, "engine": engine,
             "tool": f"{version} callgrind, instructions in rank 0's sends",
             "events": {"Ir": (counts[1] - counts[0]) / (many - few)},
             "totals": dict(zip([str(r) for r in CALLS_REPEATS], counts, strict=True)),

@@ -811,13 +811,17 @@ def simulated(records: Sequence[Result]) -> Analysis:
                 *[f"{r['events'][e]:.0f}" if e in r["events"] else "-" for e in events],
             ]
         )
-    sends = {r["engine"]: r["events"]["Ir"] for r in records if r["method"] == "MPI_Send"}
-    if "mpi" in sends and "memcomm" in sends:
-        findings.append(
-            f"an MPI_Send of {next(r['layout'] for r in records if r['method'] == 'MPI_Send')}: "
-            f"{sends['memcomm']:.0f} instructions with memcomm, {sends['mpi']:.0f} without: "
-            f"memcomm adds {sends['memcomm'] - sends['mpi']:.0f} (counted by callgrind)"
-        )
+    sends: dict[str, dict[str, float]] = {}  # layout -> engine -> instructions per send
+    for r in records:
+        if r["method"] == "MPI_Send":
+            sends.setdefault(str(r.get("layout", "")), {})[r["engine"]] = r["events"]["Ir"]
+    for layout, by in sends.items():
+        if "mpi" in by and "memcomm" in by:
+            findings.append(
+                f"an MPI_Send of {layout}: {by['memcomm']:.0f} instructions with memcomm, "
+                f"{by['mpi']:.0f} without: memcomm adds {by['memcomm'] - by['mpi']:.0f} "
+                "(counted by callgrind)"
+            )
     for r in records:
         if r["method"] != "datatype":
             continue
