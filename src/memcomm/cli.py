@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     program = [a for a in args.program if a != "--"]
     if not program:
         raise MemcommError("give the program to run: memcomm run [-n N] -- PROGRAM [ARGS]")
-    build = runner.find_build(args.mpi)
+    build = runner.build_for_program(program[0], args.mpi)
     return runner.launch_preloaded(build, args.np, program[0], program[1:]).returncode
 
 
@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
 def explain(args: argparse.Namespace) -> int:
     if not args.program:
         raise MemcommError("give the program to run: memcomm explain [--np N] -- PROGRAM [ARGS]")
-    build = runner.find_build(args.mpi)
     program, *program_args = [a for a in args.program if a != "--"] or [""]
+    build = runner.build_for_program(program, args.mpi)
     result = runner.launch_preloaded(
         build, args.np, program, program_args, capture=True, extra_env={"MEMCOMM_EXPLAIN": "1"}
     )
@@ -892,6 +892,9 @@ def parser() -> argparse.ArgumentParser:
         if name == "explain":
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+        if name in ("run", "explain"):
+            # without --mpi: the build whose MPI library the program loads
+            p.set_defaults(mpi=None)
         if name == "machine":
             p.add_argument(
                 "--probe",

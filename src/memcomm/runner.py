@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -295,17 +296,94 @@ def save_probe(result: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+# The MPI libraries a program can be linked against, by soname: one memcomm build serves the
+# programs of its soname (MPICH, Intel MPI and the others of the MPICH ABI share
+# libmpi.so.12; Debian's MPICH is libmpich.so.12, a library of its own).
+MPI_SONAMES = {
+    "libmpi.so.12": "the MPICH ABI (MPICH, Intel MPI)",
+    "libmpich.so.12": "Debian's MPICH",
+    "libmpi.so.40": "Open MPI",
+    "libmpi_abi.so.1": "the MPI-5 standard ABI",
+}
+LINKED_MPI = re.compile(r"^\s*(libmpi(?:ch)?(?:_abi)?\.so\.\d+)\s*=>\s*(\S+)", re.MULTILINE)
+
+
+def linked_mpi(path: Path | str) -> tuple[str, str] | None:
+    """The MPI library an executable or library loads, as (soname, the file the dynamic
+    linker resolves it to), or None: it loads none (a script, a static build) or ldd cannot
+    tell."""
+    try:
+        text = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    found = LINKED_MPI.search(text.stdout)
+    if not found:
+        return None
+    return found.group(1), os.path.realpath(found.group(2))
+
+
 def mpi_library(build: Build) -> str:
     """The MPI library memcomm's build is linked against (as the dynamic linker resolves it),
     or "" if that cannot be told."""
-    try:
-        text = subprocess.run(
-            ["ldd", str(build.library)], capture_output=True, text=True, check=False
-        ).stdout
-    except OSError:
-        return ""
-    found = re.search(r"^\s*libmpi(?:_abi)?\.so[.\d]*\s*=>\s*(\S+)", text, re.MULTILINE)
-    return found.group(1) if found else ""
+    linked = linked_mpi(build.library)
+    return linked[1] if linked else ""
+
+
+def available_builds() -> list[Build]:
+    """The builds of memcomm there are, in MPIS's order."""
+    builds = []
+    for mpi in MPIS:
+        try:
+            builds.append(find_build(mpi))
+        except MemcommError:
+            continue
+    return builds
+
+
+def match_build(
+    program: tuple[str, str] | None, builds: Sequence[tuple[Build, tuple[str, str] | None]]
+) -> Build | None:
+    """The build for a program that loads the MPI library `program` (soname, file): the
+    build linked against the same file, else one of the same soname; None if no build
+    fits."""
+    if program is None:
+        return None
+    same_file = [b for b, linked in builds if linked == program]
+    same_soname = [b for b, linked in builds if linked and linked[0] == program[0]]
+    fitting = same_file or same_soname
+    return fitting[0] if fitting else None
+
+
+def build_for_program(program: str, requested: str | None) -> Build:
+    """The build of memcomm to preload into `program`: the one asked for (`--mpi`), checked
+    against the MPI library the program loads, or the one that matches it. A program that
+    loads no MPI library of its own (a Python interpreter: mpi4py loads the build's MPI,
+    python_settings) takes the requested build, or MPICH's."""
+    path = shutil.which(program) or program
+    loaded = linked_mpi(path) if os.path.exists(path) else None
+    if requested is not None:
+        build = find_build(requested)
+        linked = linked_mpi(build.library)
+        if loaded and linked and loaded[0] != linked[0]:
+            raise MemcommError(
+                f"{program} loads {loaded[0]} ({MPI_SONAMES.get(loaded[0], 'another MPI')}), "
+                f"the {requested} build of memcomm is for {linked[0]}: choose a build of "
+                f"that MPI (--mpi), or build one against it (docs/install.md)"
+            )
+        return build
+    if loaded is None:
+        return find_build("mpich")
+    builds = available_builds()
+    matched = match_build(loaded, [(b, linked_mpi(b.library)) for b in builds])
+    if matched is None:
+        have = ", ".join(b.mpi for b in builds) or "none"
+        raise MemcommError(
+            f"{program} loads {loaded[0]} from {loaded[1]} "
+            f"({MPI_SONAMES.get(loaded[0], 'an MPI memcomm has no build for')}); memcomm's "
+            f"builds here ({have}) are for other MPIs: build one against it "
+            f"(`MPI=system make` with its mpicc on PATH, docs/install.md)"
+        )
+    return matched
 
 
 def python_settings(build: Build) -> dict[str, str]:

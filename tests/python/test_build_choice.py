@@ -1,0 +1,68 @@
+"""`memcomm run` and `explain` pick the build of memcomm whose MPI library the program loads,
+and say plainly what is wrong when none fits or the one asked for is another MPI's."""
+
+from pathlib import Path
+
+import pytest
+from clirun import BUILT, ROOT, memcomm
+
+from memcomm import runner
+
+
+def fake(mpi: str) -> runner.Build:
+    return runner.Build(mpi=mpi, directory=Path("/nowhere") / mpi, mpiexec="mpiexec")
+
+
+def test_the_same_file_wins_over_the_same_soname_and_another_mpi_never_fits() -> None:
+    wheel = ("libmpi.so.12", "/wheel/lib/libmpi.so.12")
+    intel = ("libmpi.so.12", "/intel/lib/libmpi.so.12")
+    builds = [
+        (fake("mpich"), wheel),
+        (fake("impi"), intel),
+        (fake("openmpi"), ("libmpi.so.40", "/ompi/lib/libmpi.so.40")),
+        (fake("broken"), None),  # a build whose library ldd cannot read
+    ]
+    assert runner.match_build(intel, builds) == builds[1][0]
+    assert runner.match_build(wheel, builds) == builds[0][0]
+    # another install of the MPICH ABI: its soname, loaded once, serves a build of that ABI
+    assert runner.match_build(("libmpi.so.12", "/site/libmpi.so.12"), builds) == builds[0][0]
+    assert runner.match_build(("libmpi_abi.so.1", "/abi/libmpi_abi.so.1"), builds) is None
+    assert runner.match_build(None, builds) is None
+
+
+def example(mpi: str) -> Path:
+    return ROOT / "build" / mpi / "examples" / "fft2_transpose"
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_a_program_gets_the_build_of_its_own_mpi(mpi: str) -> None:
+    program = example(mpi)
+    if not program.exists():
+        pytest.skip(f"{program} was not built")
+    assert runner.build_for_program(str(program), None).mpi == mpi
+
+
+def test_the_build_asked_for_is_refused_for_another_mpis_program() -> None:
+    if not {"mpich", "openmpi"} <= set(BUILT):
+        pytest.skip("needs the MPICH and Open MPI builds")
+    result = memcomm("run", "-n", "2", "--mpi", "mpich", "--", str(example("openmpi")))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        f"memcomm: error: {example('openmpi')} loads libmpi.so.40 (Open MPI), the mpich build "
+        "of memcomm is for libmpi.so.12: choose a build of that MPI (--mpi), or build one "
+        "against it (docs/install.md)"
+    )
+
+
+def test_no_build_for_the_programs_mpi_is_one_line_naming_it(tmp_path: Path) -> None:
+    if not {"mpich", "openmpi"} <= set(BUILT):
+        pytest.skip("needs the MPICH and Open MPI builds")
+    # memcomm's builds of MPICH alone: an Open MPI program has none
+    (tmp_path / "mpich").symlink_to(ROOT / "build" / "mpich")
+    env = {**runner.mpi_environment(), "MEMCOMM_BUILD_DIR": str(tmp_path)}
+    result = memcomm("run", "-n", "2", "--", str(example("openmpi")), env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    said = result.stderr.strip()
+    assert said.startswith(f"memcomm: error: {example('openmpi')} loads libmpi.so.40 from ")
+    assert "(Open MPI); memcomm's builds here (mpich) are for other MPIs" in said
+    assert len(said.splitlines()) == 1
