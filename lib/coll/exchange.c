@@ -35,11 +35,13 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool
         offset[i] = *total;
         if (b->count == 0)
             continue;
-        if (!b->buf || device_memory(b->buf))
-            return false;
         analysis *a = typecache_acquire(b->type);
         types[i] = a;
-        if (!a || !a->supported ||
+        /* MPI_BOTTOM (NULL) only with a type of absolute addresses */
+        if (!a || (!b->buf && !analysis_at_addresses(a)) ||
+            device_memory(b->buf ? b->buf : (const void *)(uintptr_t)a->bounds.true_lb))
+            return false;
+        if (!a->supported ||
             (scheduled && (a->bounds.size == 0 || a->bounds.extent < 0)) ||
             __builtin_mul_overflow(b->count, a->bounds.size, &bytes[i]) ||
             __builtin_add_overflow(*total, bytes[i], total) || *total > INT_MAX ||

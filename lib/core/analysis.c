@@ -89,6 +89,11 @@ MPI_Datatype analysis_stand_in(analysis *a)
     return fresh;
 }
 
+bool analysis_at_addresses(const analysis *a)
+{
+    return a->bounds.true_lb >= ANALYSIS_LOWEST_ADDRESS;
+}
+
 void analysis_release(analysis *a)
 {
     if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {

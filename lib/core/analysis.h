@@ -37,6 +37,14 @@ void analysis_retain(analysis *a);
 bool analysis_unpack_disjoint(analysis *a, int64_t count);
 void analysis_release(analysis *a);
 
+/* Whether calls on an analysed type can move it from or to MPI_BOTTOM (a NULL buffer): its
+ * lowest byte at an absolute address (MPI_Get_address), at or above ANALYSIS_LOWEST_ADDRESS,
+ * since no object lies in the first page. Below it, the MPI's own call on a NULL buffer gives
+ * its error (MPICH: MPI_ERR_BUFFER for a true lower bound of 0) or its crash, as without
+ * memcomm, so such calls go to the MPI. */
+enum { ANALYSIS_LOWEST_ADDRESS = 4096 };
+bool analysis_at_addresses(const analysis *a);
+
 /* A contiguous type of the type's size in bytes (MPI_BYTE), committed: what a collective whose
  * MPI counts in elements gets in place of the type for packed bytes (lib/coll/exchange.h).
  * Made at the first call that asks, freed with the analysis; MPI_DATATYPE_NULL if the MPI

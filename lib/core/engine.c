@@ -12,11 +12,15 @@ static engine_outcome admit(const void *typed, int64_t count, MPI_Datatype type,
                             const void *packed, int64_t packed_size, const int64_t *position,
                             analysis **out, int64_t *bytes, int *error_class)
 {
-    if (count <= 0 || !typed || !packed || !position || packed_size < 0)
+    if (count <= 0 || !packed || !position || packed_size < 0)
         return ENGINE_DECLINED;
     analysis *a = typecache_acquire(type);
     if (!a)
         return ENGINE_DECLINED;
+    if (!typed && !analysis_at_addresses(a)) { /* NULL but not MPI_BOTTOM: the MPI's to judge */
+        analysis_release(a);
+        return ENGINE_DECLINED;
+    }
     engine_outcome outcome = ENGINE_DONE;
     if (*position < 0) {
         *error_class = MPI_ERR_ARG;
@@ -25,7 +29,9 @@ static engine_outcome admit(const void *typed, int64_t count, MPI_Datatype type,
                *bytes > packed_size - *position) {
         *error_class = MPI_ERR_TRUNCATE;
         outcome = ENGINE_ERROR;
-    } else if (!a->supported || device_memory(typed) || device_memory(packed)) {
+    } else if (!a->supported ||
+               device_memory(typed ? typed : (const void *)(uintptr_t)a->bounds.true_lb) ||
+               device_memory(packed)) {
         outcome = ENGINE_DECLINED; /* GPU memory: the MPI's to move */
     }
     if (outcome != ENGINE_DONE) {

@@ -56,18 +56,23 @@ bool message_worth_packing(const analysis *a, int64_t count)
 bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
                             message *m)
 {
-    if (count <= 0 || !buf)
+    if (count <= 0)
         return false;
     analysis *a = typecache_acquire(type);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
+    if (!buf && !analysis_at_addresses(a)) { /* a NULL buffer: the MPI's error, or its crash */
+        analysis_release(a);
+        return false;
+    }
     if (!message_packable(a, count)) {
         message_mark_passing(type, a);
         analysis_release(a);
         return false;
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
-        (receive && !analysis_unpack_disjoint(a, count)) || device_memory(buf)) {
+        (receive && !analysis_unpack_disjoint(a, count)) ||
+        device_memory(buf ? buf : (const void *)(uintptr_t)a->bounds.true_lb)) {
         analysis_release(a);
         return false;
     }

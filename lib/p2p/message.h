@@ -13,7 +13,8 @@
  *
  * Everything else goes to the MPI unchanged: basic and contiguous types (recognized from a
  * small cache of handles known to pass, without locking), types memcomm does not handle,
- * zero counts, MPI_BOTTOM and NULL buffers, and messages too large for an int count; and
+ * zero counts, NULL buffers (MPI_BOTTOM but with a type of absolute addresses: the Fortran
+ * idiom for several arrays in one message), and messages too large for an int count; and
  * messages of a type and size for which the MPI's own datatype path measured faster, at
  * both ends (lib/core/sendpath.h). */
 #ifndef MEMCOMM_MESSAGE_H
