@@ -974,8 +974,8 @@ def parser() -> argparse.ArgumentParser:
                 help="instead of timing, count: cache events of the single-process "
                 "part under cachegrind (ddt-vs-pack, decompose), for machines without "
                 "hardware counters; pingpong: instructions per send that memcomm passes (an "
-                "8-byte MPI_DOUBLE, a struct at MPI_BOTTOM) with and without memcomm, under "
-                "callgrind",
+                "8-byte MPI_DOUBLE, a contiguous derived type) with and without memcomm, "
+                "under callgrind",
             )
     return top
 

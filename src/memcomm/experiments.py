@@ -522,11 +522,11 @@ def simulate(
 CALLS_REPEATS = (2000, 4000)
 
 
-# the sends counted: one MPI_DOUBLE, and a struct of three arrays at absolute addresses sent
-# from MPI_BOTTOM (bench/exp_calls.c), which memcomm hands to the MPI: (layout, bytes, flags)
+# the sends counted, both of which memcomm hands to the MPI (bench/exp_calls.c): one
+# MPI_DOUBLE, and a derived type of one run of memory: (layout, bytes, flags)
 CALLS_LAYOUTS = (
     ("1 MPI_DOUBLE", 8, ()),
-    ("MPI_BOTTOM struct of 3 arrays (64 atoms' x, v, tag)", 64 * (6 * 8 + 4), ("--bottom",)),
+    ("contiguous(64, MPI_DOUBLE), a derived type", 64 * 8, ("--derived",)),
 )
 
 
@@ -534,7 +534,7 @@ def callgrind_instructions(
     build: runner.Build, repeat: int, preload: bool, flags: Sequence[str] = ()
 ) -> int:
     """Instructions executed inside rank 0's `repeat` sends (bench_suite calls, one
-    MPI_DOUBLE or, with --bottom, the MPI_BOTTOM struct), counted by callgrind."""
+    MPI_DOUBLE or, with --derived, a derived type of one run), counted by callgrind."""
     with tempfile.TemporaryDirectory() as directory:
         command = [
             *(["env", f"LD_PRELOAD={build.library}"] if preload else []),
