@@ -7,15 +7,9 @@
 ! and under memcomm to be compared.
 #include "binding.h"
 program bottom
-#if defined(F08)
-  use mpi_f08
-#elif !defined(MPIFH)
-  use mpi
-#endif
+  BINDING_MODULE
   implicit none
-#ifdef MPIFH
-  include 'mpif.h'
-#endif
+  BINDING_HEADER
   integer, parameter :: atoms = 2048
   double precision :: x(3, atoms), v(3, atoms)
   integer :: tag(atoms)

@@ -7,15 +7,9 @@
 ! type arrays it made before the request completes, and the program crashes (MPI alone).
 #include "binding.h"
 program collectives
-#if defined(F08)
-  use mpi_f08
-#elif !defined(MPIFH)
-  use mpi
-#endif
+  BINDING_MODULE
   implicit none
-#ifdef MPIFH
-  include 'mpif.h'
-#endif
+  BINDING_HEADER
   integer, parameter :: forms = 14
   integer(1), allocatable :: sbuf(:), rbuf(:)
   HANDLE(Datatype) :: t

@@ -6,15 +6,9 @@
 ! with the MPI alone and under memcomm can be compared line for line.
 #include "binding.h"
 program random_types
-#if defined(F08)
-  use mpi_f08
-#elif !defined(MPIFH)
-  use mpi
-#endif
+  BINDING_MODULE
   implicit none
-#ifdef MPIFH
-  include 'mpif.h'
-#endif
+  BINDING_HEADER
   integer, parameter :: receive_forms = 11, send_forms = 4
   integer(1), allocatable :: buf(:)
   HANDLE(Datatype) :: t
