@@ -1,5 +1,6 @@
 #include "verify.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,44 +10,46 @@
 
 enum { GUARD = 4096 };
 
+/* Addresses are integers here: a type of absolute addresses (MPI_Get_address, moved from
+ * MPI_BOTTOM) puts the walk's origin far outside the source buffer, where pointer arithmetic
+ * would be undefined (UBSan: "pointer index expression overflowed"); unsigned arithmetic
+ * wraps, and only an address inside the buffer is turned into a pointer. */
 typedef struct {
-    const unsigned char *lo, *hi; /* readable source range */
+    uintptr_t lo, hi; /* readable source range */
     unsigned char *out;
     bool in_bounds;
 } walk_state;
 
-/* The reference reading of the IR: block by block, in typemap order. */
-static void walk(const ir_node *n, const unsigned char *at, walk_state *w)
+/* Whether [p, p + len) is inside the source; then copy it out. */
+static void take(uintptr_t p, int64_t len, walk_state *w)
 {
-    switch (n->kind) {
-    case IR_BLOCK: {
-        const unsigned char *p = at + n->off;
-        if (p < w->lo || p + n->u.block.len > w->hi) {
-            w->in_bounds = false;
-            return;
-        }
-        memcpy(w->out, p, (size_t)n->u.block.len);
-        w->out += n->u.block.len;
+    if (p < w->lo || p > w->hi || (uint64_t)len > w->hi - p) {
+        w->in_bounds = false;
         return;
     }
+    memcpy(w->out, (const unsigned char *)p, (size_t)len);
+    w->out += len;
+}
+
+/* The reference reading of the IR: block by block, in typemap order. */
+static void walk(const ir_node *n, uintptr_t at, walk_state *w)
+{
+    switch (n->kind) {
+    case IR_BLOCK:
+        take(at + (uintptr_t)n->off, n->u.block.len, w);
+        return;
     case IR_LOOP:
         for (int64_t i = 0; i < n->u.loop.count && w->in_bounds; i++)
-            walk(n->u.loop.child, at + n->off + i * n->u.loop.stride, w);
+            walk(n->u.loop.child, at + (uintptr_t)n->off + (uintptr_t)(i * n->u.loop.stride),
+                 w);
         return;
     case IR_SEQ:
         for (int64_t i = 0; i < n->u.seq.n && w->in_bounds; i++)
-            walk(n->u.seq.items[i], at + n->off, w);
+            walk(n->u.seq.items[i], at + (uintptr_t)n->off, w);
         return;
     case IR_LIST:
-        for (int64_t i = 0; i < n->u.list.n && w->in_bounds; i++) {
-            const unsigned char *p = at + n->off + n->u.list.offs[i];
-            if (p < w->lo || p + n->u.list.lens[i] > w->hi) {
-                w->in_bounds = false;
-                return;
-            }
-            memcpy(w->out, p, (size_t)n->u.list.lens[i]);
-            w->out += n->u.list.lens[i];
-        }
+        for (int64_t i = 0; i < n->u.list.n && w->in_bounds; i++)
+            take(at + (uintptr_t)n->off + (uintptr_t)n->u.list.offs[i], n->u.list.lens[i], w);
         return;
     }
 }
@@ -70,11 +73,11 @@ bool verify_against_mpi(MPI_Datatype type, bool committed, const ir_node *raw, c
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             src[i] = (unsigned char)x;
         }
-        const unsigned char *origin = src + GUARD - lo;
+        const uintptr_t origin = (uintptr_t)src + GUARD - (uintptr_t)lo;
         int pos = 0;
-        walk_state w = {src, src + span, got, true};
+        walk_state w = {(uintptr_t)src, (uintptr_t)src + span, got, true};
         walk(raw, origin, &w);
-        walk(raw, origin + b.extent, &w);
+        walk(raw, origin + (uintptr_t)b.extent, &w);
         /* a sub-type need not be committed: pack a committed one-element contiguous type of
          * it (not a dup, which would call the user's attribute copy and delete callbacks);
          * twice, over differently filled outputs, so that a byte the MPI leaves unwritten
@@ -86,7 +89,8 @@ bool verify_against_mpi(MPI_Datatype type, bool committed, const ir_node *raw, c
             for (int fill = 0; fill < 2 && same; fill++) {
                 memset(want, fill ? 0xFF : 0x00, packed);
                 pos = 0;
-                same = PMPI_Pack(origin, 2, packer, want, (int)packed, &pos, MPI_COMM_SELF) ==
+                same = PMPI_Pack((const void *)origin, 2, packer, want, (int)packed, &pos,
+                                 MPI_COMM_SELF) ==
                            MPI_SUCCESS &&
                        pos == (int)packed && memcmp(want, got, packed) == 0;
             }
