@@ -30,10 +30,15 @@ static bool extent_for(MPI_Datatype t, int count, extent_of *e)
     MPI_Type_size_x(t, &size);
     MPI_Type_get_extent_x(t, &lb, &extent);
     MPI_Type_get_true_extent_x(t, &tlb, &textent);
+    /* what an MPI reports for a type it cannot measure (Open MPI: MPI_UNDEFINED, the
+     * largest count) is no buffer of ours */
+    if (size <= 0 || size > MAX_SPAN || extent < -MAX_SPAN || extent > MAX_SPAN ||
+        tlb < -MAX_SPAN || tlb > MAX_SPAN || textent < 0 || textent > MAX_SPAN)
+        return false;
     const int64_t reach = (int64_t)(count - 1) * extent;
     const int64_t lo = tlb + (reach < 0 ? reach : 0), hi = tlb + textent + (reach > 0 ? reach : 0);
     *e = (extent_of){lo - GUARD, hi - lo + 2 * GUARD, size};
-    return size > 0 && e->span <= MAX_SPAN && size * count <= MAX_SPAN;
+    return e->span <= MAX_SPAN && size * count <= MAX_SPAN;
 }
 
 /* `count` instances of `t` at `origin`, as one instance of a type of absolute addresses. */
