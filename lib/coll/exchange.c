@@ -39,7 +39,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool
         types[i] = a;
         /* MPI_BOTTOM (NULL) only with a type of absolute addresses */
         if (!a || (!b->buf && !analysis_at_addresses(a)) ||
-            device_memory(b->buf ? b->buf : (const void *)(uintptr_t)a->bounds.true_lb))
+            device_memory(analysis_data_at(a, b->buf)))
             return false;
         if (!a->supported ||
             (scheduled && (a->bounds.size == 0 || a->bounds.extent < 0)) ||

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "../decode/decode.h"
 #include "../plan/plan.h"
@@ -44,6 +45,13 @@ void analysis_release(analysis *a);
  * memcomm, so such calls go to the MPI. */
 enum { ANALYSIS_LOWEST_ADDRESS = 4096 };
 bool analysis_at_addresses(const analysis *a);
+
+/* Where the data of `buf` lies, for the device-memory check: the buffer, or for MPI_BOTTOM the
+ * type's lowest absolute address. */
+static inline const void *analysis_data_at(const analysis *a, const void *buf)
+{
+    return buf ? buf : (const void *)(uintptr_t)a->bounds.true_lb;
+}
 
 /* A contiguous type of the type's size in bytes (MPI_BYTE), committed: what a collective whose
  * MPI counts in elements gets in place of the type for packed bytes (lib/coll/exchange.h).

@@ -30,8 +30,7 @@ static engine_outcome admit(const void *typed, int64_t count, MPI_Datatype type,
         *error_class = MPI_ERR_TRUNCATE;
         outcome = ENGINE_ERROR;
     } else if (!a->supported ||
-               device_memory(typed ? typed : (const void *)(uintptr_t)a->bounds.true_lb) ||
-               device_memory(packed)) {
+               device_memory(analysis_data_at(a, typed)) || device_memory(packed)) {
         outcome = ENGINE_DECLINED; /* GPU memory: the MPI's to move */
     }
     if (outcome != ENGINE_DONE) {

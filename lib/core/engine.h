@@ -3,7 +3,8 @@
  * call to the MPI unchanged), or names the error class to raise.
  *
  * Declined: count <= 0, a NULL packed buffer or position, a NULL typed buffer but MPI_BOTTOM
- * with a type of absolute addresses (analysis_at_addresses), a negative buffer size, types memcomm does not have in its cache or cannot represent. The MPI then checks
+ * with a type of absolute addresses (analysis_at_addresses), a negative buffer size, types
+ * memcomm does not have in its cache or cannot represent. The MPI then checks
  * and reports exactly as it would alone.
  * Raised by memcomm, because an MPI below would write outside the buffer, silently truncate
  * or abort instead (see docs/errors.md): a position outside [0, size] (MPI_ERR_ARG below 0,

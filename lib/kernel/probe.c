@@ -3,9 +3,9 @@
  * beat plain ones, and copy bandwidth. Run on request (`memcomm machine --probe`), never
  * inside an MPI program: they take about a second.
  *
- * TLB: a Saavedra-style probe (after Byna et al. 2003, their ref. 17). A pointer chase visits one line in each of
- * N pages in random order; page i holds its line at offset (i mod lines-per-page) so that the
- * N lines spread over the cache sets and stay cached up to N = L1 size / line size. The time
+ * TLB: a Saavedra-style probe (after Byna et al. 2003, their ref. 17). A pointer chase visits
+ * one line in each of N pages in random order; page i holds its line at offset
+ * (i mod lines-per-page) so that the N lines spread over the cache sets and stay cached up to N = L1 size / line size. The time
  * per visit then only jumps when N pages no longer fit the first-level data TLB.
  *
  * Streaming: the transposing kernel (the only one that streams) on S bytes into a

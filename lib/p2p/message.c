@@ -72,7 +72,7 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
         (receive && !analysis_unpack_disjoint(a, count)) ||
-        device_memory(buf ? buf : (const void *)(uintptr_t)a->bounds.true_lb)) {
+        device_memory(analysis_data_at(a, buf))) {
         analysis_release(a);
         return false;
     }
