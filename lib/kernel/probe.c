@@ -6,7 +6,8 @@
  * TLB: a Saavedra-style probe (after Byna et al. 2003, their ref. 17). A pointer chase visits
  * one line in each of N pages in random order; page i holds its line at offset
  * (i mod lines-per-page) so that the N lines spread over the cache sets and stay cached up to
- * N = L1 size / line size. The time per visit then only jumps when N pages no longer fit the first-level data TLB.
+ * N = L1 size / line size. The time per visit then only jumps when N pages no longer fit the
+ * first-level data TLB.
  *
  * Streaming: the transposing kernel (the only one that streams) on S bytes into a
  * destination that was just written (a reused send buffer, in the caches as far as it fits),
