@@ -827,19 +827,32 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def common_options(name: str) -> argparse.ArgumentParser:
+    """The options every command has. A new parser per command: argparse shares a parent's
+    option objects among its children, so one command's default would become every one's."""
     common = argparse.ArgumentParser(add_help=False)
+    from_program = name in ("run", "explain")
     common.add_argument(
-        "--mpi", default="mpich", choices=runner.MPIS, help="which build to use (default: mpich)"
+        "--mpi",
+        default=None if from_program else "mpich",
+        choices=runner.MPIS,
+        help="which build to use (default: "
+        + ("the one whose MPI library the program loads)" if from_program else "mpich)"),
     )
     common.add_argument(
         "--json", metavar="FILE", nargs="?", const="-", help="machine-readable output"
     )
+    return common
+
+
+def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="memcomm", description=__doc__)
     top.add_argument("--version", action="version", version=f"memcomm {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     for name, (_, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p = sub.add_parser(
+            name, parents=[common_options(name)], help=help_text, description=help_text
+        )
         if name == "check":
             p.add_argument("--types", type=int, default=10000, help="random types per rank")
             p.add_argument("--seed", type=int, help="reproduce a run (default: from the clock)")
@@ -892,9 +905,6 @@ def parser() -> argparse.ArgumentParser:
         if name == "explain":
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
-        if name in ("run", "explain"):
-            # without --mpi: the build whose MPI library the program loads
-            p.set_defaults(mpi=None)
         if name == "machine":
             p.add_argument(
                 "--probe",

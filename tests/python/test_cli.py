@@ -46,6 +46,16 @@ def test_bad_option_value_is_rejected() -> None:
     assert exit_info.value.code == 2
 
 
+def test_each_command_has_its_own_mpi_default() -> None:
+    # run and explain find the build from the program; every other command defaults to mpich
+    # (a default set on one command once leaked to all: argparse shares a parent's options)
+    required = {"run": ["--", "prog"], "explain": ["--", "prog"], "report": ["x.jsonl"],
+                "model": ["logpc"], "bench": ["list"]}  # fmt: skip
+    for name in cli.COMMANDS:
+        args = cli.parser().parse_args([name, *required.get(name, [])])
+        assert args.mpi == (None if name in ("run", "explain") else "mpich"), name
+
+
 @pytest.mark.parametrize("mpi", BUILT)
 def test_info_names_the_library(mpi: str) -> None:
     result = memcomm("info", "--mpi", mpi, "--json")
