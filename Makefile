@@ -154,9 +154,13 @@ test-impi:
 	if ! ldconfig -p | grep -q 'libfabric\.so\.1 '; then \
 	  echo "== tests: impi: skipped: Debian's libfabric1 (Intel MPI's transport) is not installed"; \
 	else $(MAKE) --no-print-directory test-impi-run; fi
+# Not the MPI-IO tests: Intel MPI 2021.19's MPI-IO alone writes different files from the same
+# calls in 21 of 45 cases on 2 ranks here (it takes this ext4 for NFS), so it is no reference
+# (docs/errors.md).
 test-impi-run: build/impi/libmemcomm.so
 	@echo "== tests: impi (Intel MPI, from PyPI)"
-	cd build/impi && $(STAGE) test-impi ctest --output-on-failure --timeout $(TEST_TIMEOUT)
+	cd build/impi && $(STAGE) test-impi ctest --output-on-failure --timeout $(TEST_TIMEOUT) \
+	  -E '^mpi\.io\.'
 
 # MPICH's own tests, programs nobody here wrote, each run with the MPI alone and under memcomm
 # (tests/mpich_test_suite.sh): the datatype tests, and the point-to-point ones that MPICH's

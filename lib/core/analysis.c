@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../decode/signature.h"
 #include "config.h"
 #include "stats.h"
 #include "../normalize/normalize.h"
@@ -22,6 +23,8 @@ analysis *analysis_create(MPI_Datatype type)
     stats_analysed();
     atomic_init(&a->unpack_disjoint_upto, -1);
     atomic_init(&a->stand_in, MPI_DATATYPE_NULL);
+    atomic_init(&a->element_known, 0);
+    atomic_init(&a->element, MPI_DATATYPE_NULL);
     ir_arena_init(&a->arena, ANALYSIS_ARENA_LIMIT);
     if (decode_bounds_of(type, &a->bounds) != MPI_SUCCESS) {
         snprintf(a->why, sizeof a->why, "size/extent query failed");
@@ -87,6 +90,19 @@ MPI_Datatype analysis_stand_in(analysis *a)
         return expected;
     }
     return fresh;
+}
+
+MPI_Datatype analysis_element(analysis *a, MPI_Datatype type)
+{
+    const int known = atomic_load_explicit(&a->element_known, memory_order_acquire);
+    if (known) /* two threads may both work it out; they store the same answer */
+        return known > 0 ? atomic_load_explicit(&a->element, memory_order_relaxed)
+                         : MPI_DATATYPE_NULL;
+    MPI_Datatype element;
+    const bool one = decode_signature_element(type, &element);
+    atomic_store_explicit(&a->element, one ? element : MPI_DATATYPE_NULL, memory_order_relaxed);
+    atomic_store_explicit(&a->element_known, one ? 1 : -1, memory_order_release);
+    return one ? element : MPI_DATATYPE_NULL;
 }
 
 bool analysis_at_addresses(const analysis *a)

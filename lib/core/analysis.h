@@ -25,6 +25,8 @@ typedef struct {
     _Atomic(sendpath_table *) send_paths; /* sendpath.c: measured per size, lazily */
     _Atomic int64_t unpack_disjoint_upto; /* see analysis_unpack_disjoint; -1 not yet known */
     _Atomic(MPI_Datatype) stand_in;       /* see analysis_stand_in; NULL type until asked */
+    _Atomic int element_known;            /* see analysis_element: 0 not yet asked, 1, -1 */
+    _Atomic(MPI_Datatype) element;
 } analysis;
 
 /* Analyse a committed type; NULL only when memory is short. Unsupported types still get an
@@ -58,6 +60,12 @@ static inline const void *analysis_data_at(const analysis *a, const void *buf)
  * Made at the first call that asks, freed with the analysis; MPI_DATATYPE_NULL if the MPI
  * cannot make it (a size beyond an int). */
 MPI_Datatype analysis_stand_in(analysis *a);
+
+/* The one predefined type of the type's signature (decode/signature.h), asked of `type`, a
+ * handle of this analysis, at the first call that asks; MPI_DATATYPE_NULL if there is none.
+ * Handles that share an analysis were built alike from the same predefined types, so the
+ * answer holds for all of them. */
+MPI_Datatype analysis_element(analysis *a, MPI_Datatype type);
 
 /* Limit on the analysis memory of one type. */
 enum { ANALYSIS_ARENA_LIMIT = 64 << 20 };

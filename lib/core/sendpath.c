@@ -163,6 +163,8 @@ static const char *const use_names[PATH_USES] = {
     [USE_NEIGHBOR_ALLGATHERV] = "Neighbor_allgatherv",
     [USE_PACK] = "MPI_Pack",
     [USE_UNPACK] = "MPI_Unpack",
+    [USE_FILE_WRITE] = "MPI-IO write",
+    [USE_FILE_READ] = "MPI-IO read",
 };
 
 static bool packs_itself(path_use use) { return use == USE_PACK || use == USE_UNPACK; }
@@ -176,9 +178,13 @@ static const char *path_name(int path, int paths, path_use use)
     return path == 0 ? "packed" : "packed, long blocks too";
 }
 
+static bool file_access(path_use use) { return use == USE_FILE_WRITE || use == USE_FILE_READ; }
+
 static const char *side_name(int side, path_use use)
 {
-    return packs_itself(use) ? "call" : side == TRIAL_SEND ? "send" : "receive";
+    if (packs_itself(use) || file_access(use))
+        return "call";
+    return side == TRIAL_SEND ? "send" : "receive";
 }
 
 /* MEMCOMM_EXPLAIN=1: each path's usual times and the one chosen, so that a user (or we) can

@@ -29,8 +29,9 @@
 typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
 
 /* What is timed: a point-to-point send or receive, a collective (the whole call, every rank's
- * packing and unpacking included, keyed by the analysis of its largest packed block), or one
- * MPI_Pack or MPI_Unpack call. */
+ * packing and unpacking included, keyed by the analysis of its largest packed block), one
+ * MPI_Pack or MPI_Unpack call, or one blocking MPI-IO read or write (the whole call, the file
+ * system's part included; each rank decides for its own memory). */
 typedef enum {
     USE_POINT_TO_POINT,
     USE_ALLTOALL,
@@ -50,6 +51,8 @@ typedef enum {
     USE_NEIGHBOR_ALLGATHERV,
     USE_PACK, /* MPI_Pack: memcomm's kernel or the MPI's own, one side (TRIAL_SEND) */
     USE_UNPACK,
+    USE_FILE_WRITE, /* the memory side of an MPI-IO write: staged packed, or the MPI's own */
+    USE_FILE_READ,
     PATH_USES
 } path_use;
 

@@ -2,14 +2,21 @@
  * with that lock held for ever. The handlers take every global lock before the fork, in the
  * one order memcomm ever nests them (the Fortran bindings' probe, the Fortran routes check,
  * requests, then the type cache, the constructions, the buffer pool, the loaded-objects
- * query of loaded.h and the collectives' receive shapes), and release them after it: the
- * parent unlocks them, the child, whose one thread does not own them, makes them anew. */
+ * query of loaded.h, the collectives' receive shapes and MPI-IO's open split collectives),
+ * and release them after it: the parent unlocks them, the child, whose one thread does not
+ * own them, makes them anew. */
 #include <pthread.h>
 
 #include "../coll/exchange.h"
 #include "../core/constructions.h"
 #include "../core/loaded.h"
 #include "../core/typecache.h"
+#if MEMCOMM_HAVE_MPI_IO
+#include "../io/split.h"
+#else
+static inline void split_fork_lock(void) {}
+static inline void split_fork_unlock(bool child) { (void)child; }
+#endif
 #include "../p2p/bufpool.h"
 #include "../p2p/requests.h"
 #include "../p2p/routes.h"
@@ -25,10 +32,12 @@ static void before_fork(void)
     bufpool_fork_lock();
     loaded_fork_lock();
     exchange_fork_lock();
+    split_fork_lock();
 }
 
 static void in_parent(void)
 {
+    split_fork_unlock(false);
     exchange_fork_unlock(false);
     loaded_fork_unlock(false);
     bufpool_fork_unlock(false);
@@ -41,6 +50,7 @@ static void in_parent(void)
 
 static void in_child(void)
 {
+    split_fork_unlock(true);
     exchange_fork_unlock(true);
     loaded_fork_unlock(true);
     bufpool_fork_unlock(true);

@@ -38,28 +38,6 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     return c->packed != NULL;
 }
 
-/* The table entry that will remember `c`, reserved before the MPI starts it; on failure `c`
- * is given back and the call goes to the MPI unchanged. */
-static bool reserve(carried_request *c, request_entry **slot)
-{
-    if ((*slot = requests_reserve()))
-        return true;
-    carried_request_drop(c);
-    return false;
-}
-
-/* Started by the MPI (rc) on the packed buffer: remember it, or undo on failure. */
-static int started(int rc, MPI_Request *request, carried_request *c, request_entry *slot)
-{
-    if (rc == MPI_SUCCESS) {
-        requests_add(slot, *request, c);
-    } else {
-        requests_unreserve(slot);
-        carried_request_drop(c);
-    }
-    return rc;
-}
-
 #define ISEND_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
     INTERPOSE(int, NAME,                                                                       \
               (const void *buf, COUNT_T count, MPI_Datatype type, int dest, int tag,           \
@@ -68,12 +46,12 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!carry(buf, count, type, dest, false, PERSISTENT, !(PERSISTENT), &c) ||            \
-            !reserve(&c, &slot))                                                               \
+            !(slot = requests_reserve_for(&c)))                                                \
             return requests_passed(PNAME(buf, count, type, dest, tag, comm, request),          \
                                    request);                                                   \
-        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, tag, comm,        \
-                             request),                                                         \
-                       request, &c, slot);                                                     \
+        return requests_started(                                                               \
+            PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, tag, comm, request),         \
+            request, &c, slot);                                                                \
     }
 
 #define IRECV_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
@@ -84,12 +62,12 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!carry(buf, count, type, source, true, PERSISTENT, false, &c) ||                   \
-            !reserve(&c, &slot))                                                               \
+            !(slot = requests_reserve_for(&c)))                                                \
             return requests_passed(PNAME(buf, count, type, source, tag, comm, request),        \
                                    request);                                                   \
-        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, source, tag, comm,      \
-                             request),                                                         \
-                       request, &c, slot);                                                     \
+        return requests_started(                                                               \
+            PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, source, tag, comm, request),       \
+            request, &c, slot);                                                                \
     }
 
 /* A matched message has its source already: MPI_PROC_NULL comes as MPI_MESSAGE_NO_PROC. */
@@ -101,10 +79,11 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!msg || *msg == MPI_MESSAGE_NO_PROC ||                                             \
-            !carry(buf, count, type, 0, true, false, false, &c) || !reserve(&c, &slot))        \
+            !carry(buf, count, type, 0, true, false, false, &c) ||                             \
+            !(slot = requests_reserve_for(&c)))                                                \
             return requests_passed(PNAME(buf, count, type, msg, request), request);            \
-        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, msg, request), request, \
-                       &c, slot);                                                              \
+        return requests_started(                                                               \
+            PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, msg, request), request, &c, slot); \
     }
 
 /* MPI_Isendrecv: the send side carried, the receive side left to the MPI. memcomm would learn
@@ -120,14 +99,15 @@ static int started(int rc, MPI_Request *request, carried_request *c, request_ent
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!carry(sendbuf, sendcount, sendtype, dest, false, false, true, &c) ||              \
-            !reserve(&c, &slot))                                                               \
+            !(slot = requests_reserve_for(&c)))                                                \
             return requests_passed(PNAME(sendbuf, sendcount, sendtype, dest, sendtag,          \
                                          recvbuf, recvcount, recvtype, source, recvtag, comm,  \
                                          request),                                             \
                                    request);                                                   \
-        return started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest, sendtag, recvbuf, \
-                             recvcount, recvtype, source, recvtag, comm, request),             \
-                       request, &c, slot);                                                     \
+        return requests_started(PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, dest,          \
+                                      sendtag, recvbuf, recvcount, recvtype, source,           \
+                                      recvtag, comm, request),                                 \
+                                request, &c, slot);                                            \
     }
 
 /* MPI_Isendrecv_replace goes to the MPI (for the status, as above): intercepted only so that

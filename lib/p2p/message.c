@@ -97,8 +97,7 @@ void *message_pack(const message *m, const void *buf, int64_t count)
     return packed;
 }
 
-/* The first `received` (<= m->bytes) packed bytes into the instances at `buf`. */
-static void unpack_received(const message *m, const void *packed, int64_t received, void *buf)
+void message_unpack(const message *m, const void *packed, int64_t received, void *buf)
 {
     const analysis *a = m->analysis;
     const int64_t whole = received / a->bounds.size, rest = received % a->bounds.size;
@@ -110,16 +109,32 @@ static void unpack_received(const message *m, const void *packed, int64_t receiv
     stats_handled(received);
 }
 
+/* Unpack what the status's byte count says arrived. */
+static void deliver_count(const message *m, const void *packed, const MPI_Status *status,
+                          void *buf)
+{
+    int received = 0;
+    if (PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS && received > 0 &&
+        received <= m->bytes)
+        message_unpack(m, packed, received, buf);
+}
+
 void message_deliver(const message *m, const void *packed, int rc, const MPI_Status *status,
                      void *buf)
 {
-    int cancelled = 0, received = 0;
+    int cancelled = 0;
     if (rc != MPI_SUCCESS || status == MPI_STATUS_IGNORE)
         return;
     PMPI_Test_cancelled(status, &cancelled);
-    if (!cancelled && PMPI_Get_count(status, MPI_PACKED, &received) == MPI_SUCCESS &&
-        received > 0 && received <= m->bytes)
-        unpack_received(m, packed, received, buf);
+    if (!cancelled)
+        deliver_count(m, packed, status, buf);
+}
+
+void message_deliver_read(const message *m, const void *packed, int rc,
+                          const MPI_Status *status, void *buf)
+{
+    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+        deliver_count(m, packed, status, buf);
 }
 
 void message_done(message *m)

@@ -125,11 +125,22 @@ bool message_left_to_mpi(const message *m);
  * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */
 void *message_pack(const message *m, const void *buf, int64_t count);
 
+/* Unpack the first `received` (> 0, <= m->bytes) packed bytes into the instances at `buf`:
+ * the whole instances, and the head of the one they end in. */
+void message_unpack(const message *m, const void *packed, int64_t received, void *buf);
+
 /* A receive into `packed` finished with return code `rc` and `status`: unpack what arrived
  * into `buf`, unless the receive failed or was cancelled (the status then says nothing
  * reliable) or reports more than the buffer holds. */
 void message_deliver(const message *m, const void *packed, int rc, const MPI_Status *status,
                      void *buf);
+
+/* A read from a file into `packed` finished: as message_deliver, but the status's cancelled
+ * flag is not read. File operations are not cancelled, and the MPIs leave that flag of a
+ * file read's status as they found it: ROMIO sets only the count of the status it is given,
+ * Open MPI's completion of a non-blocking read copies an unset one. */
+void message_deliver_read(const message *m, const void *packed, int rc,
+                          const MPI_Status *status, void *buf);
 
 void message_done(message *m);
 

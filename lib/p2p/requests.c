@@ -178,6 +178,26 @@ request_entry *requests_reserve(void)
 
 void requests_unreserve(request_entry *e) { recycle(e); }
 
+request_entry *requests_reserve_for(carried_request *c)
+{
+    request_entry *slot = requests_reserve();
+    if (!slot)
+        carried_request_drop(c);
+    return slot;
+}
+
+int requests_started(int rc, const MPI_Request *request, carried_request *c,
+                     request_entry *slot)
+{
+    if (rc == MPI_SUCCESS) {
+        requests_add(slot, *request, c);
+    } else {
+        requests_unreserve(slot);
+        carried_request_drop(c);
+    }
+    return rc;
+}
+
 void requests_add(request_entry *e, MPI_Request request, const carried_request *c)
 {
     /* a persistent request is inactive until started: freed before, it is freed at once,
@@ -238,6 +258,8 @@ static void deliver(request_entry *e, int rc, const MPI_Status *status)
         return;
     if (e->c.work_ops)
         e->c.work_ops->deliver(e->c.work, rc);
+    else if (e->c.receive && e->c.file)
+        message_deliver_read(&e->c.m, e->c.packed, rc, status, e->c.buf);
     else if (e->c.receive)
         message_deliver(&e->c.m, e->c.packed, rc, status, e->c.buf);
 }

@@ -46,6 +46,7 @@ typedef struct {
 
 typedef struct {
     bool receive, persistent;
+    bool file; /* a read or write of MPI-IO (lib/io/file.h): a read is delivered as such */
     message m;
     void *packed;
     void *buf; /* the user's buffer: unpacked into (receive) or packed from at each start */
@@ -90,6 +91,15 @@ request_entry *requests_reserve(void);
  * not start (packing a send). */
 bool requests_may_start(void);
 void requests_unreserve(request_entry *e);
+
+/* requests_reserve for the carried request `c`, made ready before the MPI starts it; NULL
+ * when there is no entry, and then `c` is given back and the call goes to the MPI unchanged. */
+request_entry *requests_reserve_for(carried_request *c);
+
+/* The MPI started `c` with return code `rc` and `*request`: remember it in the reserved
+ * `slot`, or on failure give back both. Returns `rc`. */
+int requests_started(int rc, const MPI_Request *request, carried_request *c,
+                     request_entry *slot);
 
 /* Remember a request the MPI just returned for a carried message, in a reserved entry
  * (takes over c's message and packed buffer). */

@@ -21,51 +21,72 @@ static const unsigned char is_route[] = {FORTRAN_FAMILIES(ROUTE_FLAG)
                                              FORTRAN_UNCARRIED_ROUTES(UNCARRIED_FLAG)};
 _Static_assert(sizeof names / sizeof *names == sizeof is_route, "a flag per name");
 
-static const char *find_unseen(void)
+/* The MPI-IO split collectives' second halves (the end of a read unpacks what its begin
+ * staged), in every mangling and binding: memcomm defines none of them for Fortran, so where
+ * any is defined the process has an end that memcomm cannot see. */
+#define SPLIT_END_NAMES(lower, UPPER) ROUTE_NAMES(lower, UPPER) #lower "_f08ts_",
+static const char *const split_end_names[] = {
+    SPLIT_END_NAMES(mpi_file_read_all_end, MPI_FILE_READ_ALL_END)
+    SPLIT_END_NAMES(mpi_file_write_all_end, MPI_FILE_WRITE_ALL_END)
+    SPLIT_END_NAMES(mpi_file_read_at_all_end, MPI_FILE_READ_AT_ALL_END)
+    SPLIT_END_NAMES(mpi_file_write_at_all_end, MPI_FILE_WRITE_AT_ALL_END)
+    SPLIT_END_NAMES(mpi_file_read_ordered_end, MPI_FILE_READ_ORDERED_END)
+    SPLIT_END_NAMES(mpi_file_write_ordered_end, MPI_FILE_WRITE_ORDERED_END)};
+
+/* The first of `n` names (those flagged, all without flags) whose definition is not memcomm's. */
+static const char *find_unseen(const char *const names_of[], const unsigned char *flags,
+                               size_t n)
 {
     Dl_info mine, theirs;
     if (!dladdr((void *)&routes_all_seen, &mine))
-        return names[0];
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        if (!is_route[i])
+        return names_of[0];
+    for (size_t i = 0; i < n; i++) {
+        if (flags && !flags[i])
             continue;
-        void *found = dlsym(RTLD_DEFAULT, names[i]);
+        void *found = dlsym(RTLD_DEFAULT, names_of[i]);
         if (!found)
             continue; /* memcomm not in the global scope (dlopen'ed locally): the binding's */
         if (!dladdr(found, &theirs) || theirs.dli_fbase != mine.dli_fbase)
-            return names[i];
+            return names_of[i];
     }
     return NULL;
 }
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic unsigned long long checked_loads = 0; /* 0: never checked */
-static const char *_Atomic unseen = NULL;
+/* One answer per set of names, looked up again whenever a library has been loaded since. */
+typedef struct {
+    const char *const *names;
+    const unsigned char *flags;
+    size_t n;
+    _Atomic unsigned long long checked_loads; /* 0: never checked */
+    const char *_Atomic unseen;
+} route_set;
 
-static void refresh(void)
+static route_set requests_set = {names, is_route, sizeof names / sizeof *names, 0, NULL};
+static route_set split_set = {split_end_names, NULL,
+                              sizeof split_end_names / sizeof *split_end_names, 0, NULL};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *unseen_of(route_set *set)
 {
     const unsigned long long loads = loaded_objects();
-    if (loads == atomic_load_explicit(&checked_loads, memory_order_acquire))
-        return;
-    pthread_mutex_lock(&lock);
-    if (loads != atomic_load_explicit(&checked_loads, memory_order_relaxed)) {
-        atomic_store_explicit(&unseen, find_unseen(), memory_order_relaxed);
-        atomic_store_explicit(&checked_loads, loads, memory_order_release);
+    if (loads != atomic_load_explicit(&set->checked_loads, memory_order_acquire)) {
+        pthread_mutex_lock(&lock);
+        if (loads != atomic_load_explicit(&set->checked_loads, memory_order_relaxed)) {
+            atomic_store_explicit(&set->unseen, find_unseen(set->names, set->flags, set->n),
+                                  memory_order_relaxed);
+            atomic_store_explicit(&set->checked_loads, loads, memory_order_release);
+        }
+        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_unlock(&lock);
+    return atomic_load_explicit(&set->unseen, memory_order_relaxed);
 }
 
-bool routes_all_seen(void)
-{
-    refresh();
-    return atomic_load_explicit(&unseen, memory_order_relaxed) == NULL;
-}
+bool routes_all_seen(void) { return unseen_of(&requests_set) == NULL; }
 
-const char *routes_unseen(void)
-{
-    refresh();
-    return atomic_load_explicit(&unseen, memory_order_relaxed);
-}
+const char *routes_unseen(void) { return unseen_of(&requests_set); }
+
+bool routes_split_ends_seen(void) { return unseen_of(&split_set) == NULL; }
 
 void routes_fork_lock(void) { pthread_mutex_lock(&lock); }
 

@@ -20,6 +20,11 @@ bool routes_all_seen(void);
 /* The first name found whose definition is not memcomm's, or NULL (for MEMCOMM_STATS). */
 const char *routes_unseen(void);
 
+/* Whether every definition of the MPI-IO split collectives' ends (MPI_File_read_all_end ...)
+ * is memcomm's: no Fortran binding of them is loaded. Only then does memcomm stage a split
+ * collective's begin, which its end must finish. */
+bool routes_split_ends_seen(void);
+
 /* Held across fork() (interpose/fork.c), before the request table's lock. */
 void routes_fork_lock(void);
 void routes_fork_unlock(bool child);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test-fortran`: on Debian's MPICH and Open MPI (installed by debian_mpis.sh when
 # missing, else skipped with the reason), memcomm built against each (the build itself is a
-# test: these are older MPIs than the wheels), then the Fortran programs (run.sh) and
-# ScaLAPACK's BLACS tester (scalapack.sh), and the programs again under memcomm's
+# test: these are older MPIs than the wheels), then the Fortran programs (run.sh),
+# ScaLAPACK's BLACS tester (scalapack.sh) and parallel HDF5 (tests/hdf5/run.sh, a C program
+# over Debian's HDF5 for that MPI), and the Fortran programs again under memcomm's
 # AddressSanitizer + UndefinedBehaviorSanitizer build (leak checks off: the Fortran runtime
 # and these MPIs keep allocations until exit).
 #
@@ -10,7 +11,7 @@
 set -u
 jobs=${1:-2}
 cd "$(dirname "$0")/../.." || exit 1
-echo "== tests: Fortran programs on Debian's MPICH and Open MPI, alone and under memcomm"
+echo "== tests: Fortran programs, ScaLAPACK and HDF5 on Debian's MPICH and Open MPI, alone and under memcomm"
 if ! why=$(tests/fortran/debian_mpis.sh); then
     echo "fortran: skipped: $why"
     exit 0
@@ -30,6 +31,8 @@ for m in mpich openmpi; do
         "$lib" "build/debian-$m/fortran" || exit 1
     tests/fortran/scalapack.sh "$m" "/usr/bin/mpiexec.$m" "$lib" "build/debian-$m/scalapack" \
         || exit 1
+    tests/hdf5/run.sh "$m" "/usr/bin/mpicc.$m" "/usr/bin/mpiexec.$m" "$lib" \
+        "build/debian-$m/hdf5" || exit 1
     build "debian-$m-asan" "$m" -DMEMCOMM_SANITIZE=ON || exit 1
     ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -199,7 +199,7 @@ static bool inject_fault;
 static outcome run_trial(const recipe *r, trial *tr)
 {
     if (!recipe_mpi_takes(r)) {
-        skips[SKIP_MPI_BUG]++; /* MPICH's own pack may crash on these: see recipe.h */
+        skips[SKIP_MPI_BUG]++; /* the MPI's own pack may crash on these: see recipe.h */
         return CASE_SKIP;
     }
     tr->fault = inject_fault && recipe_uses(r, R_VECTOR);

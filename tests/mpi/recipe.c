@@ -27,6 +27,36 @@ static const struct {
 
 int recipe_basic_count(void) { return (int)(sizeof basics / sizeof basics[0]); }
 
+bool recipe_span_of(MPI_Datatype t, int count, int64_t guard, int64_t max, recipe_span *e)
+{
+    MPI_Count size, lb, extent, tlb, textent;
+    MPI_Type_size_x(t, &size);
+    MPI_Type_get_extent_x(t, &lb, &extent);
+    MPI_Type_get_true_extent_x(t, &tlb, &textent);
+    if (size <= 0 || size > max || extent < -max || extent > max || tlb < -max || tlb > max ||
+        textent < 0 || textent > max)
+        return false;
+    const int64_t reach = (int64_t)(count - 1) * extent;
+    const int64_t lo = tlb + (reach < 0 ? reach : 0), hi = tlb + textent + (reach > 0 ? reach : 0);
+    *e = (recipe_span){lo - guard, hi - lo + 2 * guard, size};
+    return e->span <= max && size * count <= max;
+}
+
+void recipe_fill(unsigned char *p, int64_t n, uint64_t seed)
+{
+    rng r = {seed};
+    for (int64_t k = 0; k < n; k++)
+        p[k] = (unsigned char)rng_next(&r);
+}
+
+int recipe_error_class(int rc)
+{
+    int cls = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    return cls;
+}
+
 uint64_t rng_next(rng *r)
 { /* splitmix64: tiny, good enough, and the same on every machine */
     uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
@@ -567,8 +597,43 @@ bool recipe_mpi_is_intel_2021(void)
     return known == 1;
 }
 
+bool recipe_has_indexed_over_zero_extent(const recipe *r)
+{
+    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
+    if (r->kind == R_INDEXED) { /* the kid's extent as the MPI reports it */
+        MPI_Datatype kid = recipe_build(r->kids[0]);
+        MPI_Aint lb, extent = 1;
+        if (kid != MPI_DATATYPE_NULL) {
+            MPI_Type_get_extent(kid, &lb, &extent);
+            if (r->kids[0]->kind != R_BASIC) /* predefined types are not freed */
+                MPI_Type_free(&kid);
+        }
+        if (extent == 0)
+            return true;
+    }
+    for (int i = 0; i < nkids; i++)
+        if (recipe_has_indexed_over_zero_extent(r->kids[i]))
+            return true;
+    return false;
+}
+
+bool recipe_has_explicit_cyclic_darray(const recipe *r)
+{
+    for (int d = 0; r->kind == R_DARRAY && d < r->ndims; d++)
+        if (r->distribs[d] == MPI_DISTRIBUTE_CYCLIC && r->dargs[d] != MPI_DISTRIBUTE_DFLT_DARG)
+            return true;
+    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
+    for (int i = 0; i < nkids; i++)
+        if (recipe_has_explicit_cyclic_darray(r->kids[i]))
+            return true;
+    return false;
+}
+
 bool recipe_mpi_takes(const recipe *r)
 {
+    if (recipe_mpi_is_intel_2021() &&
+        (recipe_has_indexed_over_zero_extent(r) || recipe_has_explicit_cyclic_darray(r)))
+        return false;
     return !(recipe_mpi_is_mpich() &&
              (recipe_has_empty_derived_block(r) || recipe_has_inner_negative_extent(r)));
 }

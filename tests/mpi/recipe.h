@@ -61,6 +61,19 @@ bool recipe_has_empty_derived_block(const recipe *r);
  * indexed_block(2, {15}, contiguous(4, darray(1, 0, {9}, BLOCK, resized(int, -22, -14)))). */
 bool recipe_has_inner_negative_extent(const recipe *r);
 
+/* A recipe with an indexed type (displacements in the extents of its kid) over a type of
+ * extent 0. Intel MPI 2021.19's own MPI_Pack dies with SIGSEGV on these, e.g. on one instance
+ * of indexed({2,3}, {6,15}, resized(MPI_CHAR, lb=0, extent=0)) (hindexed and indexed_block
+ * over the same kid pack right), so on Intel MPI 2021 the tests cannot use them as a
+ * reference and skip them. */
+bool recipe_has_indexed_over_zero_extent(const recipe *r);
+
+/* A recipe with a darray that distributes a dimension CYCLIC(k) with k given. Intel MPI
+ * 2021.19 packs some of these unlike MPICH 5.0.2, MPICH 4.0.2 and Open MPI 4.1.4, which agree
+ * with each other and with memcomm, e.g. darray(3 procs, rank 2, gsizes {8,7,6}, BLOCK, NONE,
+ * CYCLIC(3), psizes {3,1,1}, Fortran order, MPI_INT); the tests skip them on Intel MPI 2021. */
+bool recipe_has_explicit_cyclic_darray(const recipe *r);
+
 /* Whether the MPI below is MPICH or built on it (Intel MPI, whose version string does not say
  * so), asked once, from MPI_Get_library_version. */
 bool recipe_mpi_is_mpich(void);
@@ -70,7 +83,8 @@ bool recipe_mpi_is_mpich(void);
 bool recipe_mpi_is_intel_2021(void);
 
 /* Whether the MPI's own transfer of the recipe's type can be the reference: not on MPICH
- * for the two families above. */
+ * for the two families above, nor on Intel MPI 2021 for indexed types over extent 0 and
+ * darrays of CYCLIC(k). */
 bool recipe_mpi_takes(const recipe *r);
 
 /* The random-type tests' command line: `--cases N --seed S` (others keep their defaults). */
@@ -104,6 +118,22 @@ void recipe_describe(const recipe *r, char *buf, size_t cap);
 int recipe_smaller(const recipe *r, recipe **out, int cap);
 
 int recipe_basic_count(void);
+
+/* A buffer for `count` instances of a type: [lo, lo + span) around the origin, with `guard`
+ * bytes on each side; `size`, the type's size. */
+typedef struct {
+    int64_t lo, span, size;
+} recipe_span;
+
+/* False for a type an MPI cannot measure (Open MPI reports MPI_UNDEFINED, the largest count)
+ * or whose buffer or packed bytes would exceed `max`. */
+bool recipe_span_of(MPI_Datatype t, int count, int64_t guard, int64_t max, recipe_span *e);
+
+/* `n` bytes of the random stream of `seed`. */
+void recipe_fill(unsigned char *p, int64_t n, uint64_t seed);
+
+/* The error class of a return code (MPI_SUCCESS stays). */
+int recipe_error_class(int rc);
 
 /* A column of an n x n matrix of doubles resized to one element, committed: n of them are
  * the matrix's transpose (the tests' fixed transposing type). */

@@ -19,28 +19,6 @@ enum { GUARD = 64, MAX_SPAN = 1 << 22, FILL = 0xA7 };
 static int rank;
 static long long compared, failures;
 
-/* A type's buffer for `count` instances: [lo, lo + span) around the origin. */
-typedef struct {
-    int64_t lo, span, size;
-} extent_of;
-
-static bool extent_for(MPI_Datatype t, int count, extent_of *e)
-{
-    MPI_Count size, lb, extent, tlb, textent;
-    MPI_Type_size_x(t, &size);
-    MPI_Type_get_extent_x(t, &lb, &extent);
-    MPI_Type_get_true_extent_x(t, &tlb, &textent);
-    /* what an MPI reports for a type it cannot measure (Open MPI: MPI_UNDEFINED, the
-     * largest count) is no buffer of ours */
-    if (size <= 0 || size > MAX_SPAN || extent < -MAX_SPAN || extent > MAX_SPAN ||
-        tlb < -MAX_SPAN || tlb > MAX_SPAN || textent < 0 || textent > MAX_SPAN)
-        return false;
-    const int64_t reach = (int64_t)(count - 1) * extent;
-    const int64_t lo = tlb + (reach < 0 ? reach : 0), hi = tlb + textent + (reach > 0 ? reach : 0);
-    *e = (extent_of){lo - GUARD, hi - lo + 2 * GUARD, size};
-    return e->span <= MAX_SPAN && size * count <= MAX_SPAN;
-}
-
 /* `count` instances of `t` at `origin`, as one instance of a type of absolute addresses. */
 static MPI_Datatype at_address(MPI_Datatype t, int count, void *origin)
 {
@@ -52,26 +30,11 @@ static MPI_Datatype at_address(MPI_Datatype t, int count, void *origin)
     return s;
 }
 
-static void fill(unsigned char *p, int64_t n, uint64_t seed)
-{
-    rng r = {seed};
-    for (int64_t k = 0; k < n; k++)
-        p[k] = (unsigned char)rng_next(&r);
-}
-
-static int error_class(int rc)
-{
-    int cls = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 /* The calls of one case, by memcomm (pass 0) or the MPI alone (pass 1), on buffers `mine`
  * (the type's instances, `span` bytes from `lo`) and `packed`; returns the first failing
  * error class. */
 enum { CALLS = 5 };
-static int move(int pass, int call, MPI_Datatype t, int count, const extent_of *e,
+static int move(int pass, int call, MPI_Datatype t, int count, const recipe_span *e,
                 unsigned char *mine, unsigned char *packed, int packed_size)
 {
     MPI_Datatype at = at_address(t, count, mine - e->lo);
@@ -126,7 +89,7 @@ static int move(int pass, int call, MPI_Datatype t, int count, const extent_of *
     }
 #undef BY
     MPI_Type_free(&at);
-    return error_class(rc);
+    return recipe_error_class(rc);
 }
 
 static void run_case(uint64_t seed, long long c)
@@ -137,8 +100,8 @@ static void run_case(uint64_t seed, long long c)
     MPI_Datatype t = recipe_mpi_takes(rec) ? recipe_build(rec) : MPI_DATATYPE_NULL;
     if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
         t = MPI_DATATYPE_NULL;
-    extent_of e = {0, 0, 0};
-    int ok = t != MPI_DATATYPE_NULL && extent_for(t, count, &e);
+    recipe_span e = {0, 0, 0};
+    int ok = t != MPI_DATATYPE_NULL && recipe_span_of(t, count, GUARD, MAX_SPAN, &e);
     /* receives into overlapping entries: erroneous, and left to the MPI; only defined ones
      * are compared byte for byte */
     unsigned char *probe = NULL, *scratch = NULL;
@@ -156,7 +119,7 @@ static void run_case(uint64_t seed, long long c)
             got[pass] = malloc((size_t)e.span);
             /* both ranks know the sender's data; receivers start from a fill */
             if (rank == 0 || call == 2)
-                fill(got[pass], e.span, seed + (uint64_t)c * 2 + (uint64_t)rank);
+                recipe_fill(got[pass], e.span, seed + (uint64_t)c * 2 + (uint64_t)rank);
             else
                 memset(got[pass], FILL, (size_t)e.span);
             memset(packed, 0, (size_t)packed_size + 1);

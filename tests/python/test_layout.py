@@ -6,7 +6,7 @@ from pathlib import Path
 LIB = Path(__file__).resolve().parents[2] / "lib"
 # bottom first; a folder may include itself and any folder before it
 LAYERS = [
-    "base", "normalize", "decode", "plan", "kernel", "core", "p2p", "coll", "interpose",
+    "base", "normalize", "decode", "plan", "kernel", "core", "p2p", "coll", "io", "interpose",
     "record",  # the call-site recorder of `memcomm advise`, a library of its own
 ]  # fmt: skip
 

@@ -1,0 +1,175 @@
+/* MPI-IO reads and writes: the memory side of every form (lib/io/file.h says what memcomm
+ * stages and what it hands to the MPI unchanged): explicit offsets, individual and shared
+ * file pointers, collective and ordered, blocking, non-blocking (completed by any completion
+ * call, as messages are) and split collective (begin / end), each in its int form and, where
+ * the MPI declares them, the MPI-4 large-count form (`_c`).
+ *
+ * One definition per kind of call, instantiated for each name: NAME is the call without its
+ * `MPI_File_` prefix; AT is `OFFSET` for the explicit-offset calls and empty otherwise. */
+#include "../base/mpiutil.h"
+#include "../io/file.h"
+#include "../io/split.h"
+#include "../p2p/requests.h"
+#include "../p2p/routes.h"
+#include "entry.h"
+
+#define AT_PARAM_OFFSET , MPI_Offset offset
+#define AT_ARG_OFFSET , offset
+#define AT_PARAM_
+#define AT_ARG_
+#define AT_PARAM(AT) AT_PARAM_##AT
+#define AT_ARG(AT) AT_ARG_##AT
+
+#define BUF_read void *
+#define BUF_write const void *
+#define IS_READ_read true
+#define IS_READ_write false
+
+/* Blocking: staged, or the MPI's own path, as measured per type and size (the first calls
+ * of each are timed trials of both). */
+#define FILE_BLOCKING(DIR, NAME, AT, COUNT_T)                                                  \
+    INTERPOSE(int, MPI_File_##NAME,                                                            \
+              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type,      \
+               MPI_Status *status))                                                            \
+    {                                                                                          \
+        file_access f;                                                                         \
+        if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f) ||                            \
+            !file_stage(&f, buf, count, true))                                                 \
+            return PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, status);                  \
+        MPI_Status own;                                                                        \
+        MPI_Status *st = status_or(status, &own);                                              \
+        const int rc =                                                                         \
+            f.packed ? PMPI_File_##NAME(fh AT_ARG(AT), f.packed, (COUNT_T)f.elements,          \
+                                        f.element, st)                                         \
+                     : PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, st);                  \
+        file_end(&f, rc, st, (void *)buf);                                                     \
+        return rc;                                                                             \
+    }
+
+/* Non-blocking: a staged call is a carried request, finished by whichever completion call
+ * completes it (a read is unpacked then); only where every such call is memcomm's
+ * (requests_may_start). The handle of a call memcomm passes retires a stale entry. */
+#define FILE_NONBLOCKING(DIR, NAME, AT, COUNT_T)                                               \
+    INTERPOSE(int, MPI_File_##NAME,                                                            \
+              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type,      \
+               MPI_Request *request))                                                          \
+    {                                                                                          \
+        file_access f;                                                                         \
+        carried_request c;                                                                     \
+        request_entry *slot;                                                                   \
+        if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f))                              \
+            return requests_passed(                                                            \
+                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
+        if (!requests_may_start() || !file_stage(&f, buf, count, false)) {                     \
+            file_drop(&f);                                                                     \
+            return requests_passed(                                                            \
+                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
+        }                                                                                      \
+        c = (carried_request){.receive = f.read, .file = true, .m = f.m, .packed = f.packed,   \
+                              .buf = (void *)buf, .count = count};                             \
+        if (!(slot = requests_reserve_for(&c)))                                                \
+            return requests_passed(                                                            \
+                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
+        return requests_started(PMPI_File_##NAME(fh AT_ARG(AT), c.packed, (COUNT_T)f.elements, \
+                                                 f.element, request),                          \
+                                request, &c, slot);                                            \
+    }
+
+/* Split collectives: the begin stages, the end on the same file finishes (lib/io/split.h);
+ * only where every definition of the ends is memcomm's. */
+#define FILE_SPLIT(DIR, NAME, AT, SUFFIX, COUNT_T)                                             \
+    INTERPOSE(int, MPI_File_##NAME##_begin##SUFFIX,                                            \
+              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type))     \
+    {                                                                                          \
+        file_access f;                                                                         \
+        split_slot *slot = NULL;                                                               \
+        if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f))                              \
+            return PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), buf, count, type);          \
+        if (!routes_split_ends_seen() || !(slot = split_reserve(fh)) ||                        \
+            !file_stage(&f, buf, count, false)) {                                              \
+            if (slot)                                                                          \
+                split_unreserve(slot);                                                         \
+            file_drop(&f);                                                                     \
+            return PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), buf, count, type);          \
+        }                                                                                      \
+        const int rc = PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), f.packed,               \
+                                                        (COUNT_T)f.elements, f.element);       \
+        if (rc == MPI_SUCCESS) {                                                               \
+            split_begun(slot, &f, (void *)buf);                                                \
+        } else {                                                                               \
+            split_unreserve(slot);                                                             \
+            file_drop(&f);                                                                     \
+        }                                                                                      \
+        return rc;                                                                             \
+    }
+
+/* The end of any split collective: it finishes what its begin staged (into the buffer the
+ * begin named, where the MPI put the data too), else it goes to the MPI as it came. */
+#define FILE_SPLIT_END(DIR, NAME)                                                              \
+    INTERPOSE(int, MPI_File_##NAME##_end, (MPI_File fh, BUF_##DIR buf, MPI_Status *status))    \
+    {                                                                                          \
+        file_access f;                                                                         \
+        void *begun;                                                                           \
+        if (!split_take(fh, &f, &begun))                                                       \
+            return PMPI_File_##NAME##_end(fh, buf, status);                                    \
+        MPI_Status own;                                                                        \
+        MPI_Status *st = status_or(status, &own);                                              \
+        const int rc = PMPI_File_##NAME##_end(fh, f.packed, st);                               \
+        file_end(&f, rc, st, begun);                                                           \
+        return rc;                                                                             \
+    }
+
+/* Every call of one count form: SUFFIX is empty (int counts) or _c (MPI_Count). */
+#define FILE_CALLS(SUFFIX, COUNT_T)                                                            \
+    FILE_BLOCKING(read, read_at##SUFFIX, OFFSET, COUNT_T)                                      \
+    FILE_BLOCKING(write, write_at##SUFFIX, OFFSET, COUNT_T)                                    \
+    FILE_BLOCKING(read, read_at_all##SUFFIX, OFFSET, COUNT_T)                                  \
+    FILE_BLOCKING(write, write_at_all##SUFFIX, OFFSET, COUNT_T)                                \
+    FILE_BLOCKING(read, read##SUFFIX, , COUNT_T)                                               \
+    FILE_BLOCKING(write, write##SUFFIX, , COUNT_T)                                             \
+    FILE_BLOCKING(read, read_all##SUFFIX, , COUNT_T)                                           \
+    FILE_BLOCKING(write, write_all##SUFFIX, , COUNT_T)                                         \
+    FILE_BLOCKING(read, read_shared##SUFFIX, , COUNT_T)                                        \
+    FILE_BLOCKING(write, write_shared##SUFFIX, , COUNT_T)                                      \
+    FILE_BLOCKING(read, read_ordered##SUFFIX, , COUNT_T)                                       \
+    FILE_BLOCKING(write, write_ordered##SUFFIX, , COUNT_T)                                     \
+    FILE_NONBLOCKING(read, iread_at##SUFFIX, OFFSET, COUNT_T)                                  \
+    FILE_NONBLOCKING(write, iwrite_at##SUFFIX, OFFSET, COUNT_T)                                \
+    FILE_NONBLOCKING(read, iread_at_all##SUFFIX, OFFSET, COUNT_T)                              \
+    FILE_NONBLOCKING(write, iwrite_at_all##SUFFIX, OFFSET, COUNT_T)                            \
+    FILE_NONBLOCKING(read, iread##SUFFIX, , COUNT_T)                                           \
+    FILE_NONBLOCKING(write, iwrite##SUFFIX, , COUNT_T)                                         \
+    FILE_NONBLOCKING(read, iread_all##SUFFIX, , COUNT_T)                                       \
+    FILE_NONBLOCKING(write, iwrite_all##SUFFIX, , COUNT_T)                                     \
+    FILE_NONBLOCKING(read, iread_shared##SUFFIX, , COUNT_T)                                    \
+    FILE_NONBLOCKING(write, iwrite_shared##SUFFIX, , COUNT_T)
+
+/* The split collectives' begins; their _c forms have _c after _begin (MPI 4.1). */
+#define FILE_SPLIT_CALLS(SUFFIX, COUNT_T)                                                      \
+    FILE_SPLIT(read, read_at_all, OFFSET, SUFFIX, COUNT_T)                                     \
+    FILE_SPLIT(write, write_at_all, OFFSET, SUFFIX, COUNT_T)                                   \
+    FILE_SPLIT(read, read_all, , SUFFIX, COUNT_T)                                              \
+    FILE_SPLIT(write, write_all, , SUFFIX, COUNT_T)                                            \
+    FILE_SPLIT(read, read_ordered, , SUFFIX, COUNT_T)                                          \
+    FILE_SPLIT(write, write_ordered, , SUFFIX, COUNT_T)
+
+FILE_CALLS(, int)
+FILE_SPLIT_CALLS(, int)
+FILE_SPLIT_END(read, read_at_all)
+FILE_SPLIT_END(write, write_at_all)
+FILE_SPLIT_END(read, read_all)
+FILE_SPLIT_END(write, write_all)
+FILE_SPLIT_END(read, read_ordered)
+FILE_SPLIT_END(write, write_ordered)
+#if MEMCOMM_HAVE_FILE_LARGE_COUNT
+FILE_CALLS(_c, MPI_Count)
+FILE_SPLIT_CALLS(_c, MPI_Count)
+#endif
+
+/* A file closed with a split collective open (erroneous) drops what its begin staged. */
+INTERPOSE(int, MPI_File_close, (MPI_File * fh))
+{
+    if (fh)
+        split_forget(*fh);
+    return PMPI_File_close(fh);
+}
