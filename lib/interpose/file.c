@@ -46,9 +46,26 @@
         return rc;                                                                             \
     }
 
-/* Non-blocking: a staged call is a carried request, finished by whichever completion call
- * completes it (a read is unpacked then); only where every such call is memcomm's
- * (requests_may_start). The handle of a call memcomm passes retires a stale entry. */
+/* A non-blocking call's staged access as a carried request (lib/p2p/requests.h), in a
+ * reserved entry; false when the call goes to the MPI unchanged: nothing staged, or a process
+ * where a request could complete unseen (requests_may_start). A read is unpacked by whichever
+ * completion call completes it. */
+static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Datatype type,
+                         bool read, file_access *f, carried_request *c, request_entry **slot)
+{
+    if (!file_takes(fh, buf, count, type, read, f))
+        return false;
+    if (!requests_may_start() || !file_stage(f, buf, count, false)) {
+        file_drop(f);
+        return false;
+    }
+    *c = (carried_request){.receive = read, .file = true, .m = f->m, .packed = f->packed,
+                           .buf = (void *)buf, .count = count};
+    return (*slot = requests_reserve_for(c)) != NULL;
+}
+
+/* Non-blocking: staged as a carried request, or to the MPI, whose handle then retires a stale
+ * entry. */
 #define FILE_NONBLOCKING(DIR, NAME, AT, COUNT_T)                                               \
     INTERPOSE(int, MPI_File_##NAME,                                                            \
               (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type,      \
@@ -57,17 +74,7 @@
         file_access f;                                                                         \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
-        if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f))                              \
-            return requests_passed(                                                            \
-                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
-        if (!requests_may_start() || !file_stage(&f, buf, count, false)) {                     \
-            file_drop(&f);                                                                     \
-            return requests_passed(                                                            \
-                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
-        }                                                                                      \
-        c = (carried_request){.receive = f.read, .file = true, .m = f.m, .packed = f.packed,   \
-                              .buf = (void *)buf, .count = count};                             \
-        if (!(slot = requests_reserve_for(&c)))                                                \
+        if (!file_request(fh, buf, count, type, IS_READ_##DIR, &f, &c, &slot))                 \
             return requests_passed(                                                            \
                 PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
         return requests_started(PMPI_File_##NAME(fh AT_ARG(AT), c.packed, (COUNT_T)f.elements, \

@@ -17,7 +17,7 @@
  * message is let go. */
 static bool pack_if_decided(message *m, const void *buf, int64_t count, bool fill, void **packed)
 {
-    if (message_left_to_mpi(m)) {
+    if (message_left_to_mpi(m, USE_POINT_TO_POINT)) {
         message_done(m);
         return false;
     }

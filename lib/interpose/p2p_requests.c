@@ -24,7 +24,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
         message_done(&c->m);
         return false;
     }
-    if (message_left_to_mpi(&c->m)) {
+    if (message_left_to_mpi(&c->m, USE_POINT_TO_POINT)) {
         message_done(&c->m); /* the MPI's own path measured faster for this type */
         return false;
     }

@@ -30,18 +30,6 @@ static bool native_view(MPI_File fh)
     return strcmp(datarep, "native") == 0;
 }
 
-/* The path of a call that is not timed: the one measured for its type and size, staged until
- * there is one, but for types of long blocks, which the MPI's own engine streams about as fast
- * (lib/p2p/message.c). */
-static bool left_to_mpi(const file_access *f, path_use use)
-{
-    const int undecided =
-        message_worth_packing(f->m.analysis, f->m.bytes / f->m.analysis->bounds.size)
-            ? SEND_PACKED
-            : SEND_BY_MPI;
-    return sendpath_untimed(f->m.analysis, use, f->m.bytes, 2, undecided) == SEND_BY_MPI;
-}
-
 bool file_takes(MPI_File fh, const void *buf, int64_t count, MPI_Datatype type, bool read,
                 file_access *f)
 {
@@ -69,7 +57,7 @@ bool file_stage(file_access *f, const void *buf, int64_t count, bool timed)
         if (f->choice.timed)
             f->start = PMPI_Wtime(); /* packing and unpacking are part of the call's time */
     }
-    const bool by_mpi = timed ? f->choice.path == SEND_BY_MPI : left_to_mpi(f, use);
+    const bool by_mpi = timed ? f->choice.path == SEND_BY_MPI : message_left_to_mpi(&f->m, use);
     if (by_mpi && !f->choice.timed) {
         message_done(&f->m);
         return false;

@@ -80,11 +80,10 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     return true;
 }
 
-bool message_left_to_mpi(const message *m)
+bool message_left_to_mpi(const message *m, path_use use)
 {
     const int undecided = long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
-    return sendpath_untimed(m->analysis, USE_POINT_TO_POINT, m->bytes, 2, undecided) ==
-           SEND_BY_MPI;
+    return sendpath_untimed(m->analysis, use, m->bytes, 2, undecided) == SEND_BY_MPI;
 }
 
 void *message_pack(const message *m, const void *buf, int64_t count)

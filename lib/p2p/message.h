@@ -28,6 +28,7 @@
 
 #include "../core/analysis.h"
 #include "../core/config.h"
+#include "../core/sendpath.h"
 #include "../base/mpiutil.h"
 
 /* Handles of types nothing in memcomm packs (contiguous, unsupported, empty), direct-mapped.
@@ -117,9 +118,10 @@ static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype 
            message_takes_analysed(buf, count, type, receive, m);
 }
 
-/* Whether a call that is not a timed trial leaves this message to the MPI's own datatype
- * path: the path measured for its type and size (lib/core/sendpath.h) is the MPI's. */
-bool message_left_to_mpi(const message *m);
+/* Whether a call that is not a timed trial leaves this message (or the memory side of an
+ * MPI-IO call) to the MPI's own datatype path: the path measured for its `use`, type and size
+ * (lib/core/sendpath.h) is the MPI's; until there is one, only types of long blocks. */
+bool message_left_to_mpi(const message *m, path_use use);
 
 /* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the
  * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */
