@@ -1,5 +1,5 @@
 /* FFT redistributions and a transposing gather as collectives with derived datatypes,
- * every method in one run (issue 12; the layouts of ddtbench's FFT2 and of the slab FFTs that
+ * every method in one run (the layouts of ddtbench's FFT2 and of the slab FFTs that
  * mpi4py-fft, heFFTe and P3DFFT run):
  *
  *   contiguous  MPI_Alltoall of the same bytes from contiguous buffers: the ceiling
@@ -428,19 +428,6 @@ static double timed_turn(const pattern *p, int method, const scratch *s)
     return timed_call(p, method, s);
 }
 
-/* At least `reps` timed turns, more where a turn is short: as many as fill `seconds` at the
- * pace of the warm-up's last turns, at most MAX_REPS. Medians of 7 calls of 0.05-1.3 ms read
- * 0.92x and 0.93x for the same call in both columns (Open MPI's own, on both ranks, halo of
- * 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank computes the same number: the turns'
- * times are the slowest rank's. */
-static int timed_reps(int reps, double seconds, double turn)
-{
-    const double fill = turn > 0 ? seconds / turn : 0;
-    if (fill <= reps || reps >= MAX_REPS)
-        return reps;
-    return fill >= MAX_REPS ? MAX_REPS : (int)fill;
-}
-
 static int measure(pattern *p, int reps, double seconds)
 {
     const int64_t total = p->peer_bytes * p->peers;
@@ -484,7 +471,7 @@ static int measure(pattern *p, int reps, double seconds)
             const double took = timed_call(p, r % 2 ? METHODS - 1 - turn : turn, &s);
             turns += r >= -PACE ? took : 0;
         }
-    const int timed = timed_reps(reps, seconds, turns / PACE);
+    const int timed = bench_timed_reps(reps, seconds, turns / PACE, MAX_REPS);
     double *t = malloc(sizeof(double) * (size_t)timed * METHODS);
     for (int r = 0; r < timed; r++)
         for (int turn = 0; turn < METHODS; turn++) {

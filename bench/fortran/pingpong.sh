@@ -10,7 +10,7 @@ mpif90=$1 mpiexec=$2 lib=$(realpath "$3") rounds=${4:-3} reps=${5:-21}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$mpif90" -O2 -o "$work/pingpong" "$here/pingpong.F90"
+"$mpif90" -O2 -J "$work" -o "$work/pingpong" "$here/pingpong.F90"  # the module file too
 for r in $(seq "$rounds"); do
     "$mpiexec" -n 2 "$work/pingpong" "$reps" | sed 's/^/alone /' >> "$work/times"
     "$mpiexec" -n 2 env LD_PRELOAD="$lib" "$work/pingpong" "$reps" | sed 's/^/memcomm /' \

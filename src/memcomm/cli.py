@@ -138,6 +138,7 @@ DEFAULT_SIZES = {
     "pingpong": "256,512,1024,2048,4096",
     "collectives": "1024,2048,4096",
     "diamond": "2048,4096",
+    "io": "1M,16M,128M",
     "em3d": "10,20,40,60,80,100",
     "stencil": "64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M",
 }
@@ -156,6 +157,7 @@ QUICK_SIZES = {
     "pingpong": "256,512",
     "collectives": "256",
     "diamond": "256",
+    "io": "1M",
     "em3d": "10,50",
     "stencil": "64,4K,256K",
     "logp": "8,1K,64K,1M,4M",
@@ -203,6 +205,16 @@ def program_arguments(
         if experiment.name == "pack":
             parameters["cache"] = args.cache
             program += ["--cache", args.cache]
+        if experiment.name == "io":
+            # at least --reps turns, more for short calls (up to a second of them; none when
+            # quick); the file in a file system in memory unless --dir says otherwise
+            parameters["seconds"] = 0 if args.quick else 1
+            program += ["--seconds", str(parameters["seconds"])]
+            if args.dir:
+                parameters["dir"] = args.dir
+                program += ["--dir", args.dir]
+            parameters["files"] = args.files
+            program += ["--files", args.files]
         if experiment.name == "em3d" and args.span:
             parameters["span"] = args.span
             program += ["--span", str(args.span)]
@@ -918,10 +930,24 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--sizes",
                 help="comma-separated sizes (K/M/G suffixes; transpose "
-                "sides for pack, pingpong and decompose; FFT2 sides for collectives)",
+                "sides for pack, pingpong and decompose; FFT2 sides for collectives; bytes per "
+                "rank for io)",
             )
             p.add_argument("--slabs", help="collectives: sides of the slab redistributions")
             p.add_argument("--halos", help="collectives: sides of the halo exchanges")
+            p.add_argument(
+                "--dir",
+                help="io: the directory of the file every rank writes its part of "
+                "(default /dev/shm: a file system in memory, so that the memory side is what "
+                "is measured)",
+            )
+            p.add_argument(
+                "--files",
+                choices=("shared", "per-rank"),
+                default="shared",
+                help="io: one file all ranks write their parts of (as parallel HDF5 does), or "
+                "a file per rank",
+            )
             p.add_argument(
                 "--engine",
                 choices=("mpi", "memcomm", "both"),
@@ -932,7 +958,8 @@ def parser() -> argparse.ArgumentParser:
                 "--reps",
                 type=int,
                 help="repetitions (pack, pingpong: exactly; collectives: at least, more for "
-                "short calls; others: at most)",
+                "short calls; io: the same, but fewer, at least 3, where calls take seconds; "
+                "others: at most)",
             )
             p.add_argument("--min-reps", type=int, help="at least this many samples")
             p.add_argument("--max-reps", type=int, help="at most this many samples")
@@ -954,7 +981,9 @@ def parser() -> argparse.ArgumentParser:
                 "--scale", type=int, default=1, help="pack: divide the other patterns' sizes (1-64)"
             )
             p.add_argument(
-                "--only", default="", help="pack, pingpong, collectives: patterns containing this"
+                "--only",
+                default="",
+                help="pack, pingpong, collectives, io: patterns containing this",
             )
             p.add_argument(
                 "--methods",

@@ -169,9 +169,22 @@ EXPERIMENTS: dict[str, Experiment] = {
             2,
             "FFT redistributions as Alltoall/Alltoallw of derived types (FFT2 transpose, "
             "blocks, x- to y-slabs), every method",
-            "issue 12; ddtbench FFT2",
+            "ddtbench FFT2 (EuroMPI 2012); slab FFTs",
             ("memcomm",),
             suite=False,
+        ),
+        Experiment(
+            "io",
+            "bench/bench_io",
+            2,
+            "MPI-IO of ghost-cell interiors, columns and subarrays from derived memory types, "
+            "collective and independent, every method (--sizes: bytes per rank)",
+            "parallel HDF5's and PnetCDF's hyperslabs",
+            ("memcomm",),
+            suite=False,
+            # each rank: the layout's array (up to 4x its data for the subarray), a copy to
+            # read into, the contiguous bytes, memcomm's staging and its part of the file
+            footprint=lambda b: 2 * (4 + 4 + 1 + 1 + 1) * b,
         ),
         Experiment(
             "lifecycle",

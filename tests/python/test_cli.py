@@ -347,6 +347,33 @@ def test_bench_collectives_checks_every_method_against_the_mpi(mpi: str, tmp_pat
 
 
 @pytest.mark.parametrize("mpi", BUILT)
+def test_bench_io_checks_every_method_against_the_mpi(mpi: str, tmp_path: Path) -> None:
+    out = tmp_path / "io.jsonl"
+    result = memcomm(
+        "bench", "io", "--mpi", mpi, "--quick", "--sizes", "64K", "--dir", str(tmp_path),
+        "--json", str(out),
+    )  # fmt: skip
+    # the program exits non-zero if a method writes or reads other bytes than the MPI's own
+    assert result.returncode == 0, result.stderr
+    runs = results.read([out])
+    records = [runs[0].result(r) for r in runs[0].results]
+    layouts = {r["layout"] for r in records}
+    assert layouts == {"interior 2d", "interior 3d", "columns", "subarray"}
+    forms = ("write_at_all", "read_at_all", "write_at", "read_at")
+    assert {r["call"] for r in records} == {f"MPI_File_{c}" for c in forms}
+    assert len({r["pattern"] for r in records}) == 16
+    assert {r["method"] for r in records} == {"contiguous", "mpi", "manual", "memcomm"}
+    # the data each rank moves is at most --sizes, and every method moves the same
+    assert all(0 < r["bytes"] <= 64 * 1024 for r in records)
+    assert len({(r["pattern"], r["bytes"]) for r in records}) == 16
+    # the file went where --dir said (and was removed): the records say its file system
+    assert not list(tmp_path.glob("memcomm-bench-io-*"))
+    assert {r["file_system"] for r in records} <= {"tmpfs", "other"}
+    assert all(len(r["paths"]) == 2 for r in records if r["method"] == "memcomm")
+    assert "memcomm/manual" in result.stdout and "the MPI's own call" in result.stdout
+
+
+@pytest.mark.parametrize("mpi", BUILT)
 def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "lifecycle.jsonl"
     result = memcomm(

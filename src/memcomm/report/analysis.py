@@ -653,21 +653,25 @@ def _decided_paths(paths: Sequence[dict[str, int]]) -> str:
     )
 
 
-def collectives(results: Sequence[Result]) -> Analysis:
-    """FFT redistributions and a transposing gather as collectives: memcomm against the MPI's
-    own call, a hand-written pack around an Alltoallv (or Allgather), and the same bytes sent
-    contiguously."""
-    findings, out, series = [], [], []
+def _against_the_mpi(
+    results: Sequence[Result], experiment: str, call: str, moves: str
+) -> tuple[list[str], list[Table], list[Series]]:
+    """Per MPI, each pattern's methods (contiguous, mpi, manual, memcomm; the slowest rank's
+    medians): a table, a finding per pattern and the worst and mean ratio, and the ratio
+    series of memcomm's and the hand-written method against the MPI's own `call`."""
+    findings: list[str] = []
+    out: list[Table] = []
+    series: list[Series] = []
     names = list(dict.fromkeys(str(r["pattern"]) for r in results))
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
-        rows = tables.pack_rows(_of(results, mpi=mpi), "collectives")
+        rows = tables.pack_rows(_of(results, mpi=mpi), experiment)
         series += [
             _ratio_series(f"{method} ({mpi})", rows, names, method, "mpi")
             for method in ("memcomm", "manual")
         ]
         out.append(
             Table(
-                f"collectives, {mpi}: slowest rank (median), bytes each rank sends",
+                f"{experiment}, {mpi}: slowest rank (median), bytes each rank {moves}",
                 *tables.collectives_columns(rows),
             )
         )
@@ -675,8 +679,8 @@ def collectives(results: Sequence[Result]) -> Analysis:
         decisions = _decisions(results, mpi)
         findings += [
             f"{mpi}, {row.pattern}: memcomm {row.ratio('memcomm', 'mpi'):.2f}x the MPI's own "
-            f"collective, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of the same bytes "
-            "sent contiguously"
+            f"{call}, {row.ratio('memcomm', 'contiguous') * 100:.0f}% of the same bytes "
+            f"{moves} contiguously"
             + (f" ({decisions[row.pattern]})" if row.pattern in decisions else "")
             for row in rows
             if row.has("memcomm") and row.has("mpi") and row.has("contiguous")
@@ -685,10 +689,18 @@ def collectives(results: Sequence[Result]) -> Analysis:
             findings.append(
                 f"{mpi}: worst {min(ratios):.2f}x, geometric mean {tables.geomean(ratios):.2f}x"
             )
+    return findings, out, series
+
+
+def collectives(results: Sequence[Result]) -> Analysis:
+    """FFT redistributions and a transposing gather as collectives: memcomm against the MPI's
+    own call, a hand-written pack around an Alltoallv (or Allgather), and the same bytes sent
+    contiguously."""
+    findings, out, series = _against_the_mpi(results, "collectives", "collective", "sends")
     return Analysis(
         "collectives",
         "FFT redistributions and gathers as collectives with derived datatypes",
-        "issue 12; ddtbench FFT2",
+        "ddtbench FFT2 (EuroMPI 2012); slab FFTs",
         findings,
         [
             Figure(
@@ -697,7 +709,38 @@ def collectives(results: Sequence[Result]) -> Analysis:
                 "times the MPI's speed",
                 "",
                 series,
-                categories=names,
+                categories=list(dict.fromkeys(str(r["pattern"]) for r in results)),
+            )
+        ],
+        out,
+    )
+
+
+def io(results: Sequence[Result]) -> Analysis:
+    """MPI-IO writes and reads of non-contiguous memory types: memcomm against the MPI's own
+    call, a hand-written pack around a contiguous write (a contiguous read and a hand-written
+    unpack), and the same bytes written or read contiguously."""
+    findings, out, series = _against_the_mpi(results, "io", "call", "writes or reads")
+    elsewhere = sorted({str(r.get("file_system")) for r in results} - {"tmpfs"})
+    if elsewhere:
+        findings.insert(
+            0,
+            "the file was not in a file system in memory (tmpfs): the file system's own time "
+            "is in every figure and narrows the differences (--dir /dev/shm)",
+        )
+    return Analysis(
+        "io",
+        "MPI-IO with non-contiguous memory types (ghost-cell interiors, columns, subarrays)",
+        "parallel HDF5's and PnetCDF's hyperslabs",
+        findings,
+        [
+            Figure(
+                "io",
+                "MPI-IO calls against the MPI's own (ratio of medians)",
+                "times the MPI's speed",
+                "",
+                series,
+                categories=list(dict.fromkeys(str(r["pattern"]) for r in results)),
             )
         ],
         out,
@@ -1557,6 +1600,7 @@ def analyse(experiment: str, results: Sequence[Result], machine: dict[str, Any])
         "pack": pack,
         "pingpong": pingpong,
         "collectives": collectives,
+        "io": io,
         "lifecycle": lifecycle,
         "logp": logp,
         "diamond": diamond,
