@@ -103,6 +103,28 @@ COLLECTIVE(Bcast, Ibcast, void *buffer, int count, MPI_Datatype datatype, int ro
            MPI_Comm comm)
 #undef COLLECTIVE
 
+/* MPI-IO reads and writes with int counts (file.c; Open MPI's Fortran bindings reach PMPI_
+ * for them). */
+#if MEMCOMM_HAVE_MPI_IO
+#include "file_forms.h"
+#define BLOCKING_FILE(DIR, NAME, UPPER, AT)                                                    \
+    int mc_MPI_File_##NAME(MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf, int count,       \
+                           MPI_Datatype type, MPI_Status *status);
+#define NONBLOCKING_FILE(DIR, NAME, UPPER, AT)                                                 \
+    int mc_MPI_File_##NAME(MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf, int count,       \
+                           MPI_Datatype type, MPI_Request *request);
+#define SPLIT_FILE(DIR, NAME, UPPER, AT)                                                       \
+    int mc_MPI_File_##NAME##_begin(MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf,          \
+                                   int count, MPI_Datatype type);                              \
+    int mc_MPI_File_##NAME##_end(MPI_File fh, FILE_BUF_##DIR buf, MPI_Status *status);
+FILE_BLOCKING_FORMS(BLOCKING_FILE)
+FILE_NONBLOCKING_FORMS(NONBLOCKING_FILE)
+FILE_SPLIT_FORMS(SPLIT_FILE)
+#undef BLOCKING_FILE
+#undef NONBLOCKING_FILE
+#undef SPLIT_FILE
+#endif
+
 /* What memcomm does around the MPI's own MPI_Start(all), MPI_Type_commit, MPI_Type_dup and
  * MPI_Finalize, for bindings that make that call themselves. */
 void starting(int count, MPI_Request requests[]);

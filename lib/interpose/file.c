@@ -12,16 +12,12 @@
 #include "../p2p/requests.h"
 #include "../p2p/routes.h"
 #include "entry.h"
+#include "file_forms.h"
 
-#define AT_PARAM_OFFSET , MPI_Offset offset
-#define AT_ARG_OFFSET , offset
-#define AT_PARAM_
-#define AT_ARG_
-#define AT_PARAM(AT) AT_PARAM_##AT
-#define AT_ARG(AT) AT_ARG_##AT
-
-#define BUF_read void *
-#define BUF_write const void *
+#define AT_PARAM FILE_AT_PARAM
+#define AT_ARG FILE_AT_ARG
+#define BUF_read FILE_BUF_read
+#define BUF_write FILE_BUF_write
 #define IS_READ_read true
 #define IS_READ_write false
 
@@ -126,51 +122,20 @@ static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
         return rc;                                                                             \
     }
 
-/* Every call of one count form: SUFFIX is empty (int counts) or _c (MPI_Count). */
-#define FILE_CALLS(SUFFIX, COUNT_T)                                                            \
-    FILE_BLOCKING(read, read_at##SUFFIX, OFFSET, COUNT_T)                                      \
-    FILE_BLOCKING(write, write_at##SUFFIX, OFFSET, COUNT_T)                                    \
-    FILE_BLOCKING(read, read_at_all##SUFFIX, OFFSET, COUNT_T)                                  \
-    FILE_BLOCKING(write, write_at_all##SUFFIX, OFFSET, COUNT_T)                                \
-    FILE_BLOCKING(read, read##SUFFIX, , COUNT_T)                                               \
-    FILE_BLOCKING(write, write##SUFFIX, , COUNT_T)                                             \
-    FILE_BLOCKING(read, read_all##SUFFIX, , COUNT_T)                                           \
-    FILE_BLOCKING(write, write_all##SUFFIX, , COUNT_T)                                         \
-    FILE_BLOCKING(read, read_shared##SUFFIX, , COUNT_T)                                        \
-    FILE_BLOCKING(write, write_shared##SUFFIX, , COUNT_T)                                      \
-    FILE_BLOCKING(read, read_ordered##SUFFIX, , COUNT_T)                                       \
-    FILE_BLOCKING(write, write_ordered##SUFFIX, , COUNT_T)                                     \
-    FILE_NONBLOCKING(read, iread_at##SUFFIX, OFFSET, COUNT_T)                                  \
-    FILE_NONBLOCKING(write, iwrite_at##SUFFIX, OFFSET, COUNT_T)                                \
-    FILE_NONBLOCKING(read, iread_at_all##SUFFIX, OFFSET, COUNT_T)                              \
-    FILE_NONBLOCKING(write, iwrite_at_all##SUFFIX, OFFSET, COUNT_T)                            \
-    FILE_NONBLOCKING(read, iread##SUFFIX, , COUNT_T)                                           \
-    FILE_NONBLOCKING(write, iwrite##SUFFIX, , COUNT_T)                                         \
-    FILE_NONBLOCKING(read, iread_all##SUFFIX, , COUNT_T)                                       \
-    FILE_NONBLOCKING(write, iwrite_all##SUFFIX, , COUNT_T)                                     \
-    FILE_NONBLOCKING(read, iread_shared##SUFFIX, , COUNT_T)                                    \
-    FILE_NONBLOCKING(write, iwrite_shared##SUFFIX, , COUNT_T)
-
-/* The split collectives' begins; their _c forms have _c after _begin (MPI 4.1). */
-#define FILE_SPLIT_CALLS(SUFFIX, COUNT_T)                                                      \
-    FILE_SPLIT(read, read_at_all, OFFSET, SUFFIX, COUNT_T)                                     \
-    FILE_SPLIT(write, write_at_all, OFFSET, SUFFIX, COUNT_T)                                   \
-    FILE_SPLIT(read, read_all, , SUFFIX, COUNT_T)                                              \
-    FILE_SPLIT(write, write_all, , SUFFIX, COUNT_T)                                            \
-    FILE_SPLIT(read, read_ordered, , SUFFIX, COUNT_T)                                          \
-    FILE_SPLIT(write, write_ordered, , SUFFIX, COUNT_T)
-
-FILE_CALLS(, int)
-FILE_SPLIT_CALLS(, int)
-FILE_SPLIT_END(read, read_at_all)
-FILE_SPLIT_END(write, write_at_all)
-FILE_SPLIT_END(read, read_all)
-FILE_SPLIT_END(write, write_all)
-FILE_SPLIT_END(read, read_ordered)
-FILE_SPLIT_END(write, write_ordered)
+/* Every form, with int counts and, where the MPI declares them, MPI_Count ones (_c). */
+#define INT_BLOCKING(DIR, NAME, UPPER, AT) FILE_BLOCKING(DIR, NAME, AT, int)
+#define INT_NONBLOCKING(DIR, NAME, UPPER, AT) FILE_NONBLOCKING(DIR, NAME, AT, int)
+#define INT_SPLIT(DIR, NAME, UPPER, AT) FILE_SPLIT(DIR, NAME, AT, , int) FILE_SPLIT_END(DIR, NAME)
+FILE_BLOCKING_FORMS(INT_BLOCKING)
+FILE_NONBLOCKING_FORMS(INT_NONBLOCKING)
+FILE_SPLIT_FORMS(INT_SPLIT)
 #if MEMCOMM_HAVE_FILE_LARGE_COUNT
-FILE_CALLS(_c, MPI_Count)
-FILE_SPLIT_CALLS(_c, MPI_Count)
+#define LARGE_BLOCKING(DIR, NAME, UPPER, AT) FILE_BLOCKING(DIR, NAME##_c, AT, MPI_Count)
+#define LARGE_NONBLOCKING(DIR, NAME, UPPER, AT) FILE_NONBLOCKING(DIR, NAME##_c, AT, MPI_Count)
+#define LARGE_SPLIT(DIR, NAME, UPPER, AT) FILE_SPLIT(DIR, NAME, AT, _c, MPI_Count)
+FILE_BLOCKING_FORMS(LARGE_BLOCKING)
+FILE_NONBLOCKING_FORMS(LARGE_NONBLOCKING)
+FILE_SPLIT_FORMS(LARGE_SPLIT)
 #endif
 
 /* A file closed with a split collective open (erroneous) drops what its begin staged. */

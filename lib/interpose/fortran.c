@@ -866,7 +866,7 @@ OMPI_NAMES(mpi_unpack, MPI_UNPACK,
 
 /* `c` by address: it is read after the call that sets it, whatever the order in which a
  * call's arguments are evaluated. */
-static void started_collective(int rc, const MPI_Request *c, fint *request, fint *ierr)
+static void started_request(int rc, const MPI_Request *c, fint *request, fint *ierr)
 {
     if (rc == MPI_SUCCESS)
         *request = PMPI_Request_c2f(*c);
@@ -881,7 +881,7 @@ static void started_collective(int rc, const MPI_Request *c, fint *request, fint
                set_ierr(ierr, mc_MPI_##NAME(UNPAREN ARGS, PMPI_Comm_f2c(*comm))))              \
     OMPI_NAMES(ilower, IUPPER, (UNPAREN PARAMS, fint *comm, fint *request, fint *ierr),        \
                MPI_Request c = MPI_REQUEST_NULL;                                               \
-               started_collective(mc_MPI_##INAME(UNPAREN ARGS, PMPI_Comm_f2c(*comm), &c), &c,  \
+               started_request(mc_MPI_##INAME(UNPAREN ARGS, PMPI_Comm_f2c(*comm), &c), &c,  \
                                   request, ierr))
 
 #define ONE_EACH_PARAMS                                                                        \
@@ -992,7 +992,7 @@ static void f_alltoallw(bool neighbours, bool nonblocking, void *sendbuf, fint *
                                             recvcounts, rdispls, rt, k);
     free(types);
     if (nonblocking)
-        started_collective(rc, &c, request, ierr);
+        started_request(rc, &c, request, ierr);
     else
         set_ierr(ierr, rc);
 }
@@ -1012,5 +1012,53 @@ OMPI_NAMES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, W_PARAMS,
            f_alltoallw(true, false, W_ARGS, comm, NULL, ierr))
 OMPI_NAMES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, IW_PARAMS,
            f_alltoallw(true, true, W_ARGS, comm, request, ierr))
+
+/* ---- Open MPI: MPI-IO reads and writes ----
+ * Every form memcomm carries in C (file_forms.h), converted as Open MPI's binding converts
+ * it: the file handle by MPI_File_f2c, the explicit offset an INTEGER(KIND=MPI_OFFSET_KIND)
+ * (C's MPI_Offset), statuses and requests as for messages. */
+#if MEMCOMM_HAVE_MPI_IO
+static void file_done(int rc, const one_status *s, fint *status, fint *ierr)
+{
+    if (rc == MPI_SUCCESS)
+        status_out(&f77, s, status);
+    set_ierr(ierr, rc);
+}
+
+#define F_AT_PARAM_OFFSET , MPI_Offset *offset
+#define F_AT_ARG_OFFSET , *offset
+#define F_AT_PARAM_
+#define F_AT_ARG_
+#define F_AT_PARAM(AT) F_AT_PARAM_##AT
+#define F_AT_ARG(AT) F_AT_ARG_##AT
+/* The C call's leading arguments: the file, the offset, the buffer, the count, the type. */
+#define F_FILE_ARGS(AT)                                                                        \
+    PMPI_File_f2c(*fh) F_AT_ARG(AT), c_buffer(buf), *count, PMPI_Type_f2c(*type)
+
+#define F_FILE_BLOCKING(DIR, NAME, UPPER, AT)                                                  \
+    OMPI_NAMES(mpi_file_##NAME, MPI_FILE_##UPPER,                                              \
+               (fint *fh F_AT_PARAM(AT), void *buf, fint *count, fint *type, fint *status,     \
+                fint *ierr),                                                                   \
+               one_status s; status_in(&f77, status, &s);                                      \
+               file_done(mc_MPI_File_##NAME(F_FILE_ARGS(AT), s.p), &s, status, ierr))
+#define F_FILE_NONBLOCKING(DIR, NAME, UPPER, AT)                                               \
+    OMPI_NAMES(mpi_file_##NAME, MPI_FILE_##UPPER,                                              \
+               (fint *fh F_AT_PARAM(AT), void *buf, fint *count, fint *type, fint *request,    \
+                fint *ierr),                                                                   \
+               MPI_Request c = MPI_REQUEST_NULL;                                               \
+               started_request(mc_MPI_File_##NAME(F_FILE_ARGS(AT), &c), &c, request, ierr))
+#define F_FILE_SPLIT(DIR, NAME, UPPER, AT)                                                     \
+    OMPI_NAMES(mpi_file_##NAME##_begin, MPI_FILE_##UPPER##_BEGIN,                              \
+               (fint *fh F_AT_PARAM(AT), void *buf, fint *count, fint *type, fint *ierr),      \
+               set_ierr(ierr, mc_MPI_File_##NAME##_begin(F_FILE_ARGS(AT))))                    \
+    OMPI_NAMES(mpi_file_##NAME##_end, MPI_FILE_##UPPER##_END,                                  \
+               (fint *fh, void *buf, fint *status, fint *ierr), one_status s;                  \
+               status_in(&f77, status, &s);                                                    \
+               file_done(mc_MPI_File_##NAME##_end(PMPI_File_f2c(*fh), c_buffer(buf), s.p), &s, \
+                         status, ierr))
+FILE_BLOCKING_FORMS(F_FILE_BLOCKING)
+FILE_NONBLOCKING_FORMS(F_FILE_NONBLOCKING)
+FILE_SPLIT_FORMS(F_FILE_SPLIT)
+#endif
 
 #endif

@@ -22,8 +22,9 @@ static const unsigned char is_route[] = {FORTRAN_FAMILIES(ROUTE_FLAG)
 _Static_assert(sizeof names / sizeof *names == sizeof is_route, "a flag per name");
 
 /* The MPI-IO split collectives' second halves (the end of a read unpacks what its begin
- * staged), in every mangling and binding: memcomm defines none of them for Fortran, so where
- * any is defined the process has an end that memcomm cannot see. */
+ * staged), in every mangling and binding: memcomm defines them for Open MPI's bindings
+ * (fortran.c), not for MPICH's or the TS 29113 names, so where one of those is defined first
+ * the process has an end that memcomm cannot see. */
 #define SPLIT_END_NAMES(lower, UPPER) ROUTE_NAMES(lower, UPPER) #lower "_f08ts_",
 static const char *const split_end_names[] = {
     SPLIT_END_NAMES(mpi_file_read_all_end, MPI_FILE_READ_ALL_END)

@@ -21,8 +21,9 @@ bool routes_all_seen(void);
 const char *routes_unseen(void);
 
 /* Whether every definition of the MPI-IO split collectives' ends (MPI_File_read_all_end ...)
- * is memcomm's: no Fortran binding of them is loaded. Only then does memcomm stage a split
- * collective's begin, which its end must finish. */
+ * is memcomm's: memcomm's own Fortran ones (Open MPI's names), or no Fortran binding of them
+ * loaded. Only then does memcomm stage a split collective's begin, which its end must
+ * finish. */
 bool routes_split_ends_seen(void);
 
 /* Held across fork() (interpose/fork.c), before the request table's lock. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Fortran face programs (faces_f08.f90, faces_f77.F90 as `use mpi` and mpif.h, with
-# faces_data.f90 and faces_c.c) and the random-type programs (random_types.F90 and
-# collectives.F90 in every binding) on one MPI, each run with the MPI alone and under
-# memcomm (LD_PRELOAD, every message packed): the outputs must be the same, and memcomm
+# faces_data.f90 and faces_c.c), the random-type programs (random_types.F90 and
+# collectives.F90), bottom.F90 and io.F90 (MPI-IO) in every binding, on one MPI, each run
+# with the MPI alone and under memcomm (LD_PRELOAD, every message and file access packed):
+# the outputs must be the same, and memcomm
 # must have carried the calls it can see. A run that differs, or a case that should be
 # carried and was not, fails.
 #
@@ -32,6 +33,7 @@ for binding in F08 MPIFH USE_MPI; do
     # mpif.h codes build
     mismatch=$([ "$binding" = MPIFH ] && echo -fallow-argument-mismatch)
     "$mpif90" -O1 -cpp -D$binding $mismatch -o bottom_$binding "$here/bottom.F90" || exit 1
+    "$mpif90" -O1 -cpp -D$binding $mismatch -o io_$binding "$here/io.F90" || exit 1
 done
 
 # the Fortran library the programs use, for the case with it ahead of memcomm
@@ -80,6 +82,7 @@ for binding in F08 MPIFH USE_MPI; do
     run random-types yes "$lib" random_$binding "2000 1"
     run random-collectives yes "$lib" collectives_$binding 600 3
     run bottom yes "$lib" bottom_$binding ""
+    run io yes "$lib" io_$binding io_$binding.dat
 done
 # the Fortran library ahead of memcomm: memcomm must leave its requests to the MPI
 if [ -n "$fortran_lib" ]; then
