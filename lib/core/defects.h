@@ -12,4 +12,8 @@
  * depends on when the MPI read memory memcomm fills only at MPI_Start. */
 bool defects_persistent_collectives(void);
 
+/* MPICH 4.0's MPI_Pack and MPI_Unpack reject MPI_BOTTOM (its NULL) as the user's buffer with
+ * MPI_ERR_ARG, where a type of absolute addresses makes it legal. */
+bool defects_pack_rejects_bottom(void);
+
 #endif

@@ -4,6 +4,7 @@
  * type and size, answers ENGINE_BY_MPI (lib/core/engine.h). */
 #include "../core/config.h"
 #include "../base/mpiutil.h"
+#include "../core/defects.h"
 #include "../core/engine.h"
 #include "entry.h"
 
@@ -13,9 +14,11 @@ static int raise_on(MPI_Comm comm, int error_class)
     return error_class;
 }
 
-/* After a declined or disabled call the MPI does everything, errors included. */
-#define DISPATCH(ENGINE_CALL, MPI_CALL, POS_T)                                                 \
-    if (config_get()->disable || !position || comm == MPI_COMM_NULL)                           \
+/* After a declined or disabled call the MPI does everything, errors included; so does a call
+ * at MPI_BOTTOM (USER_BUF, the side the type describes) where the MPI rejects that alone. */
+#define DISPATCH(ENGINE_CALL, MPI_CALL, POS_T, USER_BUF)                                       \
+    if (config_get()->disable || !position || comm == MPI_COMM_NULL ||                         \
+        (USER_BUF == MPI_BOTTOM && defects_pack_rejects_bottom()))                             \
         return MPI_CALL;                                                                       \
     int64_t pos = *position;                                                                   \
     int error_class;                                                                           \
@@ -43,7 +46,8 @@ static int raise_on(MPI_Comm comm, int error_class)
     {                                                                                          \
         DISPATCH(engine_pack(inbuf, incount, datatype, outbuf, outsize, &pos, &error_class,    \
                              &by_mpi),                                                         \
-                 PNAME(inbuf, incount, datatype, outbuf, outsize, position, comm), COUNT_T)    \
+                 PNAME(inbuf, incount, datatype, outbuf, outsize, position, comm), COUNT_T,    \
+                 inbuf)                                                                        \
     }
 
 #define UNPACK_SHIM(NAME, PNAME, COUNT_T)                                                      \
@@ -53,7 +57,8 @@ static int raise_on(MPI_Comm comm, int error_class)
     {                                                                                          \
         DISPATCH(engine_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, &error_class,  \
                                &by_mpi),                                                       \
-                 PNAME(inbuf, insize, position, outbuf, outcount, datatype, comm), COUNT_T)    \
+                 PNAME(inbuf, insize, position, outbuf, outcount, datatype, comm), COUNT_T,    \
+                 outbuf)                                                                       \
     }
 
 PACK_SHIM(MPI_Pack, PMPI_Pack, int)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test-fortran`: on Debian's MPICH and Open MPI (installed by debian_mpis.sh when
 # missing, else skipped with the reason), memcomm built against each (the build itself is a
-# test: these are older MPIs than the wheels), then the Fortran programs (run.sh),
+# test: these are older MPIs than the wheels), its C tests there, then the Fortran programs (run.sh),
 # ScaLAPACK's BLACS tester (scalapack.sh) and parallel HDF5 (tests/hdf5/run.sh, a C program
 # over Debian's HDF5 for that MPI), and the Fortran programs again under memcomm's
 # AddressSanitizer + UndefinedBehaviorSanitizer build (leak checks off: the Fortran runtime
@@ -18,22 +18,32 @@ if ! why=$(tests/fortran/debian_mpis.sh); then
 fi
 mkdir -p build
 build() { # directory, MPI, extra cmake options
-    cmake -S . -B "build/$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCOMM_TESTS=OFF \
+    cmake -S . -B "build/$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCOMM_DIFFTEST_TYPES=4000 \
         -DMPI_C_COMPILER="/usr/bin/mpicc.$2" -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$2" \
         "${@:3}" > "build/$1.configure.log" 2>&1 || { cat "build/$1.configure.log"; return 1; }
     cmake --build "build/$1" -j "$jobs" > "build/$1.build.log" 2>&1 \
         || { cat "build/$1.build.log"; return 1; }
 }
+# memcomm's C tests on each (a focused subset: the random-type counts cut down), but those
+# that die inside the MPI alone: MPICH 4.0.2's own point-to-point and collective calls of
+# derived types abort in its datatype engine (yaksa assertions, SIGSEGV creating an error
+# after MPI_Isendrecv_replace), and its ROMIO on memory types of the padded pair types and on
+# some nested types (docs/errors.md)
+declare -A c_tests_skipped=([mpich]='^mpi\.(p2p|coll|io)\.' [openmpi]='')
 for m in mpich openmpi; do
     lib=$PWD/build/debian-$m/libmemcomm.so
     build "debian-$m" "$m" || exit 1
+    skip=${c_tests_skipped[$m]}
+    echo "== tests: memcomm's C tests on Debian's $m${skip:+ (not $skip: the MPI alone dies)}"
+    (cd "build/debian-$m" && OMPI_MCA_rmaps_base_oversubscribe=1 \
+        ctest --timeout 300 ${skip:+-E "$skip"} --output-on-failure) || exit 1
     tests/fortran/run.sh "$m" "/usr/bin/mpicc.$m" "/usr/bin/mpif90.$m" "/usr/bin/mpiexec.$m" \
         "$lib" "build/debian-$m/fortran" || exit 1
     tests/fortran/scalapack.sh "$m" "/usr/bin/mpiexec.$m" "$lib" "build/debian-$m/scalapack" \
         || exit 1
     tests/hdf5/run.sh "$m" "/usr/bin/mpicc.$m" "/usr/bin/mpiexec.$m" "$lib" \
         "build/debian-$m/hdf5" || exit 1
-    build "debian-$m-asan" "$m" -DMEMCOMM_SANITIZE=ON || exit 1
+    build "debian-$m-asan" "$m" -DMEMCOMM_SANITIZE=ON -DMEMCOMM_TESTS=OFF || exit 1
     ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     MEMCOMM_PRELOAD_FIRST="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)" \

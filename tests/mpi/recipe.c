@@ -573,28 +573,54 @@ bool recipe_unpack_is_defined(MPI_Datatype t, int64_t count, unsigned char *orig
     return true;
 }
 
-bool recipe_mpi_is_mpich(void)
+/* Whether the MPI's library version holds `text` (at its start: `at_start`); `known` caches
+ * the answer (0: not asked yet, 1: yes, 2: no). */
+static bool library_is(int *known, const char *text, bool at_start)
 {
-    static int known; /* 0: not asked yet, 1: MPICH, 2: another MPI */
-    if (!known) {
+    if (!*known) {
         char version[MPI_MAX_LIBRARY_VERSION_STRING];
         int length;
         MPI_Get_library_version(version, &length);
-        known = strstr(version, "MPICH") || strstr(version, "Intel(R) MPI") ? 1 : 2;
+        const char *found = strstr(version, text);
+        *known = found && (!at_start || found == version) ? 1 : 2;
     }
-    return known == 1;
+    return *known == 1;
+}
+
+bool recipe_mpi_is_mpich(void)
+{
+    static int mpich, intel;
+    return library_is(&mpich, "MPICH", false) || library_is(&intel, "Intel(R) MPI", false);
 }
 
 bool recipe_mpi_is_intel_2021(void)
 {
-    static int known; /* 0: not asked yet, 1: Intel MPI 2021, 2: another MPI */
-    if (!known) {
-        char version[MPI_MAX_LIBRARY_VERSION_STRING];
-        int length;
-        MPI_Get_library_version(version, &length);
-        known = strncmp(version, "Intel(R) MPI Library 2021", 25) ? 2 : 1;
+    static int known;
+    return library_is(&known, "Intel(R) MPI Library 2021", true);
+}
+
+bool recipe_mpi_is_mpich_4_0(void)
+{
+    static int known;
+    return library_is(&known, "MPICH Version:\t4.0", true);
+}
+
+bool recipe_mpi_is_open_mpi_4(void)
+{
+    static int known;
+    return library_is(&known, "Open MPI v4.", true);
+}
+
+bool recipe_is_empty(const recipe *r)
+{
+    MPI_Datatype t = recipe_build(r);
+    MPI_Count size = -1;
+    if (t != MPI_DATATYPE_NULL) {
+        MPI_Type_size_x(t, &size);
+        if (r->kind != R_BASIC) /* built for this question */
+            MPI_Type_free(&t);
     }
-    return known == 1;
+    return size == 0;
 }
 
 bool recipe_has_indexed_over_zero_extent(const recipe *r)
@@ -631,6 +657,8 @@ bool recipe_has_explicit_cyclic_darray(const recipe *r)
 
 bool recipe_mpi_takes(const recipe *r)
 {
+    if (recipe_mpi_is_mpich_4_0() && recipe_is_empty(r))
+        return false;
     if (recipe_mpi_is_intel_2021() &&
         (recipe_has_indexed_over_zero_extent(r) || recipe_has_explicit_cyclic_darray(r)))
         return false;

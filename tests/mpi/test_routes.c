@@ -8,6 +8,10 @@
 
 #include "memcomm.h"
 
+#ifndef MPI_F_STATUS_SIZE /* MPI-4.0's; Open MPI 4.1 has none: room for any MPI's status */
+#define MPI_F_STATUS_SIZE 16
+#endif
+
 void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
 
 enum { N = 4096, STRIDE = 3 };
