@@ -1,0 +1,160 @@
+/* The path decisions' state machine (lib/core/sendpath.c) on injected times: which path a run
+ * of blocking calls settles on, and when it measures again, deterministically (the times are
+ * what each scenario says the path costs, with a seeded noise; no clock is read). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/sendpath.h"
+
+static int failures;
+#define CHECK(cond)                                                                            \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                         \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+enum { PACKED = 0, BY_MPI = 1, PATHS = 2, BYTES = 1 << 20, UNDECIDED = -1 };
+
+/* A scenario: what a call on each path costs at call `n`, and the noise around it. */
+typedef struct {
+    double cost[PATHS];      /* seconds */
+    double after[PATHS];     /* from call `change` on (0: never) */
+    int change;
+    double noise;            /* each time times 1 +- this, uniformly */
+    unsigned seed;
+} scenario;
+
+static double noisy(scenario *s, double t)
+{
+    s->seed = s->seed * 1103515245u + 12345u;
+    const double u = (double)((s->seed >> 8) & 0xffffu) / 65535.0; /* 0..1 */
+    return t * (1 + s->noise * (2 * u - 1));
+}
+
+/* One blocking call of `use`, timed when the state machine asks; the path it took. */
+static int one_call(analysis *a, path_use use, scenario *s, int n)
+{
+    const send_choice c = sendpath_choose(a, use, BYTES, PATHS, TRIAL_SEND);
+    const double *cost = s->change && n >= s->change ? s->after : s->cost;
+    if (c.timed)
+        sendpath_record(a, &c, noisy(s, cost[c.path]));
+    return c.path;
+}
+
+static int decision(analysis *a, path_use use)
+{
+    return sendpath_untimed(a, use, BYTES, PATHS, UNDECIDED);
+}
+
+/* The calls until a decision (or `max`), and the decision. */
+static int run_until_decided(analysis *a, path_use use, scenario *s, int *n, int max)
+{
+    while (decision(a, use) == UNDECIDED && *n < max)
+        one_call(a, use, s, (*n)++);
+    return decision(a, use);
+}
+
+static void test_a_clear_winner(void)
+{
+    for (int winner = 0; winner < PATHS; winner++) {
+        analysis a = {0};
+        scenario s = {.cost = {winner == PACKED ? 1e-3 : 3e-3, winner == PACKED ? 3e-3 : 1e-3},
+                      .noise = 0.05, .seed = 1};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == winner);
+        /* three times as fast after one block of each: no second block (TRIALS_DECISIVE) */
+        CHECK(n <= 3 * SENDPATH_TRIALS_EACH);
+        sendpath_free(&a);
+    }
+}
+
+/* What a run decides for `cost` (packed, the MPI's own) under `noise`, over 20 seeds: the
+ * number of runs that chose packing. */
+static int packed_runs(double packed, double by_mpi, double noise)
+{
+    int packing = 0;
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        analysis a = {0};
+        scenario s = {.cost = {packed, by_mpi}, .noise = noise, .seed = seed};
+        int n = 0;
+        packing += run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED;
+        sendpath_free(&a);
+    }
+    return packing;
+}
+
+/* Within noise the MPI's own path stays: packing must win by TRIALS_MARGIN, or by
+ * TRIALS_MARGIN_SEPARATED with its trials faster call by call (lib/base/trials.h). */
+static void test_noise_keeps_the_mpi(void)
+{
+    CHECK(packed_runs(1e-3, 1e-3, 0.08) == 0);      /* the same, +-8% */
+    CHECK(packed_runs(1.05e-3, 1e-3, 0.08) == 0);   /* 5% slower, within the noise */
+    CHECK(packed_runs(0.98e-3, 1e-3, 0.002) == 0);  /* 2% faster, call by call */
+    CHECK(packed_runs(0.95e-3, 1e-3, 0.005) == 20); /* 5% faster, call by call */
+    CHECK(packed_runs(0.75e-3, 1e-3, 0.05) == 20);  /* 25% faster */
+}
+
+/* A decided path that turns slow is measured again, and the other path taken. */
+static void test_a_path_turning_slow(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {1e-3, 2.5e-3}, .after = {5e-3, 2.5e-3}, .change = 40, .noise = 0.03,
+                  .seed = 7};
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 40) == PACKED);
+    while (n < 40)
+        CHECK(one_call(&a, USE_ALLTOALL, &s, n++) == PACKED);
+    /* every SENDPATH_SAMPLE_EVERY-th call is timed; SENDPATH_STRIKES slow ones in a row start
+     * the trials again, which the MPI's own path then wins */
+    const int strikes_by = 40 + SENDPATH_SAMPLE_EVERY * SENDPATH_STRIKES;
+    while (n < strikes_by && decision(&a, USE_ALLTOALL) == PACKED)
+        one_call(&a, USE_ALLTOALL, &s, n++);
+    CHECK(decision(&a, USE_ALLTOALL) == UNDECIDED);
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, strikes_by + 100) == BY_MPI);
+    sendpath_free(&a);
+}
+
+/* A slow call now and then (noise) restarts nothing: the strikes must come in a row. */
+static void test_single_slow_samples(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {1e-3, 2.5e-3}, .noise = 0.03, .seed = 3};
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 40) == PACKED);
+    for (int k = 0; k < 400; k++) {
+        /* every other sample twice the usual time */
+        s.cost[PACKED] = (n / SENDPATH_SAMPLE_EVERY) % 2 ? 2e-3 : 1e-3;
+        one_call(&a, USE_ALLTOALL, &s, n++);
+        CHECK(decision(&a, USE_ALLTOALL) == PACKED);
+    }
+    sendpath_free(&a);
+}
+
+/* Uses and sizes decide apart: the same type may pack in one and not in another. */
+static void test_uses_apart(void)
+{
+    analysis a = {0};
+    scenario fast = {.cost = {1e-3, 3e-3}, .seed = 1}, slow = {.cost = {3e-3, 1e-3}, .seed = 1};
+    int n = 0, m = 0;
+    CHECK(run_until_decided(&a, USE_FILE_WRITE, &fast, &n, 100) == PACKED);
+    CHECK(run_until_decided(&a, USE_FILE_READ, &slow, &m, 100) == BY_MPI);
+    CHECK(decision(&a, USE_FILE_WRITE) == PACKED);
+    CHECK(sendpath_untimed(&a, USE_FILE_WRITE, 4 * BYTES, PATHS, UNDECIDED) == UNDECIDED);
+    sendpath_free(&a);
+}
+
+int main(void)
+{
+    test_a_clear_winner();
+    test_noise_keeps_the_mpi();
+    test_a_path_turning_slow();
+    test_single_slow_samples();
+    test_uses_apart();
+    if (failures)
+        fprintf(stderr, "test_sendpath: %d checks failed\n", failures);
+    else
+        printf("test_sendpath: all checks passed\n");
+    return failures ? 1 : 0;
+}
