@@ -80,7 +80,7 @@ static MPI_Datatype fft2d_scatter(int dim, int c)
     return t;
 }
 
-/* The corpus type as the issue found it: equal for count 1, different from count 5 on. The
+/* The corpus type as it was first found: equal for count 1, different from count 5 on. The
  * same shape over doubles too, which memcomm transposes itself (no complex leaf). */
 static void fft2d_corpus(void)
 {

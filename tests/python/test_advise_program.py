@@ -1,6 +1,6 @@
 """`memcomm advise -- PROG`: a program's communication call sites, symbolized, with their
 sizes and the rule for each; and a clear one-line error for a program that cannot be
-advised (issue 14). The program is tests/mpi/advise_program.c, whose sites are marked."""
+advised. The program is tests/mpi/advise_program.c, whose sites are marked."""
 
 import json
 import re
