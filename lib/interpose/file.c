@@ -14,10 +14,6 @@
 #include "entry.h"
 #include "file_forms.h"
 
-#define AT_PARAM FILE_AT_PARAM
-#define AT_ARG FILE_AT_ARG
-#define BUF_read FILE_BUF_read
-#define BUF_write FILE_BUF_write
 #define IS_READ_read true
 #define IS_READ_write false
 
@@ -25,19 +21,19 @@
  * of each are timed trials of both). */
 #define FILE_BLOCKING(DIR, NAME, AT, COUNT_T)                                                  \
     INTERPOSE(int, MPI_File_##NAME,                                                            \
-              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type,      \
-               MPI_Status *status))                                                            \
+              (MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf, COUNT_T count,               \
+               MPI_Datatype type, MPI_Status *status))                                         \
     {                                                                                          \
         file_access f;                                                                         \
         if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f) ||                            \
             !file_stage(&f, buf, count, true))                                                 \
-            return PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, status);                  \
+            return PMPI_File_##NAME(fh FILE_AT_ARG(AT), buf, count, type, status);             \
         MPI_Status own;                                                                        \
         MPI_Status *st = status_or(status, &own);                                              \
         const int rc =                                                                         \
-            f.packed ? PMPI_File_##NAME(fh AT_ARG(AT), f.packed, (COUNT_T)f.elements,          \
+            f.packed ? PMPI_File_##NAME(fh FILE_AT_ARG(AT), f.packed, (COUNT_T)f.elements,     \
                                         f.element, st)                                         \
-                     : PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, st);                  \
+                     : PMPI_File_##NAME(fh FILE_AT_ARG(AT), buf, count, type, st);             \
         file_end(&f, rc, st, (void *)buf);                                                     \
         return rc;                                                                             \
     }
@@ -64,17 +60,17 @@ static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
  * entry. */
 #define FILE_NONBLOCKING(DIR, NAME, AT, COUNT_T)                                               \
     INTERPOSE(int, MPI_File_##NAME,                                                            \
-              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type,      \
-               MPI_Request *request))                                                          \
+              (MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf, COUNT_T count,               \
+               MPI_Datatype type, MPI_Request *request))                                       \
     {                                                                                          \
         file_access f;                                                                         \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!file_request(fh, buf, count, type, IS_READ_##DIR, &f, &c, &slot))                 \
             return requests_passed(                                                            \
-                PMPI_File_##NAME(fh AT_ARG(AT), buf, count, type, request), request);          \
-        return requests_started(PMPI_File_##NAME(fh AT_ARG(AT), c.packed, (COUNT_T)f.elements, \
-                                                 f.element, request),                          \
+                PMPI_File_##NAME(fh FILE_AT_ARG(AT), buf, count, type, request), request);     \
+        return requests_started(PMPI_File_##NAME(fh FILE_AT_ARG(AT), c.packed,                 \
+                                                 (COUNT_T)f.elements, f.element, request),     \
                                 request, &c, slot);                                            \
     }
 
@@ -82,20 +78,21 @@ static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
  * only where every definition of the ends is memcomm's. */
 #define FILE_SPLIT(DIR, NAME, AT, SUFFIX, COUNT_T)                                             \
     INTERPOSE(int, MPI_File_##NAME##_begin##SUFFIX,                                            \
-              (MPI_File fh AT_PARAM(AT), BUF_##DIR buf, COUNT_T count, MPI_Datatype type))     \
+              (MPI_File fh FILE_AT_PARAM(AT), FILE_BUF_##DIR buf, COUNT_T count,               \
+               MPI_Datatype type))                                                             \
     {                                                                                          \
         file_access f;                                                                         \
         split_slot *slot = NULL;                                                               \
         if (!file_takes(fh, buf, count, type, IS_READ_##DIR, &f))                              \
-            return PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), buf, count, type);          \
+            return PMPI_File_##NAME##_begin##SUFFIX(fh FILE_AT_ARG(AT), buf, count, type);     \
         if (!routes_split_ends_seen() || !(slot = split_reserve(fh)) ||                        \
             !file_stage(&f, buf, count, false)) {                                              \
             if (slot)                                                                          \
                 split_unreserve(slot);                                                         \
             file_drop(&f);                                                                     \
-            return PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), buf, count, type);          \
+            return PMPI_File_##NAME##_begin##SUFFIX(fh FILE_AT_ARG(AT), buf, count, type);     \
         }                                                                                      \
-        const int rc = PMPI_File_##NAME##_begin##SUFFIX(fh AT_ARG(AT), f.packed,               \
+        const int rc = PMPI_File_##NAME##_begin##SUFFIX(fh FILE_AT_ARG(AT), f.packed,          \
                                                         (COUNT_T)f.elements, f.element);       \
         if (rc == MPI_SUCCESS) {                                                               \
             split_begun(slot, &f, (void *)buf);                                                \
@@ -109,7 +106,8 @@ static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
 /* The end of any split collective: it finishes what its begin staged (into the buffer the
  * begin named, where the MPI put the data too), else it goes to the MPI as it came. */
 #define FILE_SPLIT_END(DIR, NAME)                                                              \
-    INTERPOSE(int, MPI_File_##NAME##_end, (MPI_File fh, BUF_##DIR buf, MPI_Status *status))    \
+    INTERPOSE(int, MPI_File_##NAME##_end,                                                      \
+              (MPI_File fh, FILE_BUF_##DIR buf, MPI_Status *status))                           \
     {                                                                                          \
         file_access f;                                                                         \
         void *begun;                                                                           \
@@ -129,7 +127,7 @@ static bool file_request(MPI_File fh, const void *buf, int64_t count, MPI_Dataty
 FILE_BLOCKING_FORMS(INT_BLOCKING)
 FILE_NONBLOCKING_FORMS(INT_NONBLOCKING)
 FILE_SPLIT_FORMS(INT_SPLIT)
-#if MEMCOMM_HAVE_FILE_LARGE_COUNT
+#if MEMCOMM_HAVE_FILE_LARGE_COUNT /* a split begin's _c comes after _begin (MPI 4.1) */
 #define LARGE_BLOCKING(DIR, NAME, UPPER, AT) FILE_BLOCKING(DIR, NAME##_c, AT, MPI_Count)
 #define LARGE_NONBLOCKING(DIR, NAME, UPPER, AT) FILE_NONBLOCKING(DIR, NAME##_c, AT, MPI_Count)
 #define LARGE_SPLIT(DIR, NAME, UPPER, AT) FILE_SPLIT(DIR, NAME, AT, _c, MPI_Count)
