@@ -3,9 +3,10 @@
  *
  *   commit    create + commit + free of a type the program never moves: a resized vector
  *             (a matrix column), a 3-D subarray face and a struct of three; per type
- *   recreate  ddtbench's micro-applications as ddtbench runs them: every outer iteration
- *             builds and commits its datatype, exchanges it 20 times (ping-pong; both ranks
- *             send and receive the datatype) and frees it; per iteration
+ *   recreate  ddtbench's micro-applications as ddtbench runs them, at several sizes each
+ *             (ddtbench_add_sweep): every outer iteration builds and commits its datatype,
+ *             exchanges it 20 times (ping-pong; both ranks send and receive the datatype)
+ *             and frees it; per iteration
  *   requests  n small non-contiguous messages each way (a column of 8 doubles), all sends
  *             and receives of a rank completed by one MPI_Waitall of 2n requests; per
  *             Waitall round, n = 1,000, 4,000 and 10,000
@@ -253,14 +254,15 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bench_commit(rank, reps, only);
-    enum { MAX_PATTERNS = 16 };
-    static pattern patterns[MAX_PATTERNS];
+    static pattern patterns[DDTBENCH_SWEEP];
     int np = 0;
-    ddtbench_add(patterns, &np); /* their types serve for the size: iterations build their own */
+    ddtbench_add_sweep(patterns, &np); /* their types give the size: iterations build their own */
     int failures = bench_recreate(patterns, np, rank, reps, only);
     failures += bench_requests(rank, reps, only);
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < np; i++) {
         MPI_Type_free(&patterns[i].type);
+        free(patterns[i].index);
+    }
     int any;
     MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -31,4 +31,9 @@ struct pattern {
  * types built (not committed) and arrays not yet allocated. */
 void ddtbench_add(pattern *patterns, int *np);
 
+/* The same applications at several sizes each (WRF's and NAS LU's two faces, NAS MG's three;
+ * from a few KB to MBs a message): 40 patterns. */
+enum { DDTBENCH_SWEEP = 40 };
+void ddtbench_add_sweep(pattern *patterns, int *np);
+
 #endif

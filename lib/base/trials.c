@@ -77,6 +77,13 @@ int trials_decide(const trial trials[], int n, int paths)
     return chosen_of(trials, n, score, paths);
 }
 
+int trials_decide_again(const trial earlier[], int n_earlier, const trial trials[], int n,
+                        int paths)
+{
+    const int chosen = trials_decide(trials, n, paths);
+    return trials_decide(earlier, n_earlier, paths) == chosen ? chosen : paths - 1;
+}
+
 /* Whether another path scored within `factor` of the chosen one: 1 or 0, -1 when no side was
  * timed on every path. */
 static int another_within(const trial trials[], int n, int paths, double factor)

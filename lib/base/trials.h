@@ -42,6 +42,16 @@ typedef struct {
 /* The chosen alternative (0 .. paths-1) from `n` trials. */
 int trials_decide(const trial trials[], int n, int paths);
 
+/* The chosen alternative of a second round of trials, run at once because the first (`earlier`,
+ * `n_earlier` trials) was close: another path than the MPI's own only if the trials of each
+ * round choose it (trials_decide), so that a close result that one round's noise tips does
+ * not move a call off the MPI's own path. On MPICH the two ends of SPECFEM3D's 290-point
+ * exchange (3.5 KB, both paths within 10%) decided apart in one launch of three: one end's
+ * second round timed the MPI's own receive at 12.3 us (median), its first at 4.9, the other
+ * end's 3.5 and 4.0. */
+int trials_decide_again(const trial earlier[], int n_earlier, const trial trials[], int n,
+                        int paths);
+
 /* Whether the trials so far already decide: the chosen alternative's score is below every
  * other's by TRIALS_DECISIVE. */
 int trials_decisive(const trial trials[], int n, int paths);

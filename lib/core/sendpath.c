@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../base/alloc.h"
 #include "config.h"
@@ -15,15 +16,23 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
  * not recorded) */
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
+/* Written under the table's lock. `decided` and `calls` are also read outside it, by a call
+ * on a decided path that is not sampled (choose_decided): most calls, which then cost no
+ * lock. */
 typedef struct {
     int next;    /* trials handed out */
     int recorded;
-    int paths;   /* alternatives, set by the first choice */
-    int decided; /* UNDECIDED or a path */
+    int paths;   /* alternatives, set by the first choice (before anything is decided) */
+    _Atomic int decided; /* UNDECIDED or a path */
     trial trials[MAX_TRIALS];
+    trial earlier[MAX_TRIALS]; /* a close first round's, measured again at once */
+    int earlier_recorded;
     int round;                  /* of trials, from 0 */
-    int calls[TRIAL_SIDES];     /* since the decision, per side (a ping-pong's every 4th call
-                                   would be a receive) */
+    unsigned sample_every[TRIAL_SIDES]; /* a decided path's calls of a side: every this many
+                                           is timed (a power of two; 0: none; set before
+                                           `decided`) */
+    _Atomic unsigned calls[TRIAL_SIDES]; /* since the decision, per side (a ping-pong's every
+                                            4th call would be a receive) */
     int strikes;                /* samples in a row found slow */
     double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
     trial samples[TRIAL_SIDES][TRIALS_OVERTAKEN_SAMPLES]; /* the latest, per side, in a ring */
@@ -35,18 +44,14 @@ typedef struct {
  * keeps up to 256 analyses) */
 struct sendpath_table {
     pthread_mutex_t lock;
-    size_class_state *classes[PATH_USES][SIZE_CLASSES];
+    _Atomic(size_class_state *) classes[PATH_USES][SIZE_CLASSES]; /* made once, under lock */
 };
 
 /* powers of two: messages within a factor of two share a measurement */
 static int size_class(int64_t bytes)
 {
-    int c = 0;
-    while (bytes > 1 && c < SIZE_CLASSES - 1) {
-        bytes >>= 1;
-        c++;
-    }
-    return c;
+    const int c = bytes > 1 ? 63 - __builtin_clzll((unsigned long long)bytes) : 0;
+    return c < SIZE_CLASSES - 1 ? c : SIZE_CLASSES - 1;
 }
 
 static sendpath_table *table_of(analysis *a)
@@ -71,10 +76,33 @@ static sendpath_table *table_of(analysis *a)
  * NULL when memory is short. */
 static size_class_state *class_of(sendpath_table *t, path_use use, int size_class)
 {
-    size_class_state **s = &t->classes[use][size_class];
-    if (!*s && (*s = mc_calloc(1, sizeof **s)))
-        (*s)->decided = UNDECIDED;
-    return *s;
+    size_class_state *s = atomic_load_explicit(&t->classes[use][size_class],
+                                               memory_order_relaxed);
+    if (!s && (s = mc_calloc(1, sizeof *s))) {
+        s->decided = UNDECIDED;
+        atomic_store_explicit(&t->classes[use][size_class], s, memory_order_release);
+    }
+    return s;
+}
+
+/* A call on a decided path that is not sampled, told without the table's lock; false when
+ * the call needs it (nothing decided, or this call is a sample). */
+static bool choose_decided(sendpath_table *t, send_choice *choice, int paths)
+{
+    size_class_state *s =
+        atomic_load_explicit(&t->classes[choice->use][choice->size_class], memory_order_acquire);
+    if (!s)
+        return false;
+    const int decided = atomic_load_explicit(&s->decided, memory_order_acquire);
+    if (decided == UNDECIDED || s->paths != paths)
+        return false;
+    const unsigned every = s->sample_every[choice->side];
+    if (every &&
+        ((atomic_fetch_add_explicit(&s->calls[choice->side], 1, memory_order_relaxed) + 1) &
+         (every - 1)) == 0)
+        return false;
+    choice->path = decided;
+    return true;
 }
 
 /* Trials run in blocks of SENDPATH_TRIALS_EACH turns of one path, a turn being a send and a
@@ -120,7 +148,7 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
                           .use = use, .side = side};
     sendpath_table *t;
     if (config_get()->send_path != CONFIG_SEND_MEASURE || !(t = table_of(a)) || paths < 2 ||
-        paths > SENDPATH_MAX_PATHS)
+        paths > SENDPATH_MAX_PATHS || choose_decided(t, &choice, paths))
         return choice;
     pthread_mutex_lock(&t->lock);
     size_class_state *s = class_of(t, use, choice.size_class);
@@ -131,9 +159,9 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
     if (!s->paths)
         s->paths = paths;
     if (s->decided != UNDECIDED) {
+        /* a sample (choose_decided counted it), or a call of another number of paths */
         choice.path = s->decided < paths ? s->decided : 0;
-        choice.timed = s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0 &&
-                       ++s->calls[side] % SENDPATH_SAMPLE_EVERY == 0;
+        choice.timed = s->paths == paths && s->sample_every[side] > 0;
     } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
         choice.trial = s->next++;
         choice.timed = !warming_up(choice.trial, use);
@@ -208,6 +236,13 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
     }
     if (len < sizeof text && instead)
         snprintf(text + len, sizeof text - len, "%s", instead);
+    else if (len < sizeof text && s->earlier_recorded &&
+             trials_decide(s->trials, s->recorded, s->paths) != s->decided)
+        snprintf(text + len, sizeof text - len,
+                 "chose %s (this round alone chose %s, the round before did not: a close "
+                 "result the rounds disagree on keeps the MPI's own path)",
+                 path_name(s->decided, s->paths, use),
+                 path_name(trials_decide(s->trials, s->recorded, s->paths), s->paths, use));
     else if (len < sizeof text && s->round + 1 >= SENDPATH_ROUNDS &&
              trials_close(s->trials, s->recorded, s->paths))
         snprintf(text + len, sizeof text - len,
@@ -227,8 +262,20 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
     explain_lines_to_stderr(what, text);
 }
 
+/* A decided path's calls are sampled every SENDPATH_SAMPLE_EVERY-th, or less often where a
+ * call is short: a sample costs two clock reads and the table's lock twice (about 400
+ * instructions), which every 4th call of a 1 us message would pay as 3% of its time. */
+static unsigned sample_every(double usual_seconds)
+{
+    unsigned every = SENDPATH_SAMPLE_EVERY;
+    while (every < SENDPATH_SAMPLE_EVERY_MOST && every * usual_seconds < SENDPATH_SAMPLE_SPACING)
+        every *= 2;
+    return every;
+}
+
 static void measure_again(size_class_state *s)
 {
+    s->earlier_recorded = 0;
     s->next = s->recorded = 0;
     s->decided = UNDECIDED;
     s->round++;
@@ -252,17 +299,27 @@ static void decide(size_class_state *s, path_use use, int size_class)
                      "within %.1fx of each other: measured again, both paths warm", TRIALS_CLOSE);
             explain_decision(s, use, size_class, why);
         }
+        const int n = s->recorded;
         measure_again(s);
+        memcpy(s->earlier, s->trials, sizeof(trial) * (size_t)n);
+        s->earlier_recorded = n;
         return;
     }
-    s->decided = s->round + 1 >= SENDPATH_ROUNDS && close
-                     ? s->paths - 1
-                     : trials_decide(s->trials, s->recorded, s->paths);
-    for (int side = 0; side < TRIAL_SIDES; side++)
-        s->usual[side] = trials_usual(s->trials, s->recorded, s->decided, side);
+    const int decided =
+        s->round + 1 >= SENDPATH_ROUNDS && close ? s->paths - 1
+        : s->earlier_recorded ? trials_decide_again(s->earlier, s->earlier_recorded, s->trials,
+                                                    s->recorded, s->paths)
+                              : trials_decide(s->trials, s->recorded, s->paths);
     s->strikes = 0;
-    for (int side = 0; side < TRIAL_SIDES; side++)
-        s->calls[side] = s->sampled[side] = 0;
+    for (int side = 0; side < TRIAL_SIDES; side++) {
+        s->usual[side] = trials_usual(s->trials, s->recorded, decided, side);
+        s->sample_every[side] = s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0
+                                    ? sample_every(s->usual[side])
+                                    : 0;
+        s->sampled[side] = 0;
+        atomic_store_explicit(&s->calls[side], 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&s->decided, decided, memory_order_release);
     stats_path_decided(s->decided == s->paths - 1);
     if (config_get()->explain)
         explain_decision(s, use, size_class, NULL);
@@ -347,10 +404,10 @@ int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int un
         return fixed_path(paths);
     if (!t)
         return undecided;
-    pthread_mutex_lock(&t->lock);
-    const size_class_state *s = t->classes[use][size_class(bytes)];
-    const int decided = s ? s->decided : UNDECIDED;
-    pthread_mutex_unlock(&t->lock);
+    size_class_state *s =
+        atomic_load_explicit(&t->classes[use][size_class(bytes)], memory_order_acquire);
+    const int decided =
+        s ? atomic_load_explicit(&s->decided, memory_order_acquire) : UNDECIDED;
     return decided == UNDECIDED || decided >= paths ? undecided : decided;
 }
 

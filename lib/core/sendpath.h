@@ -61,6 +61,10 @@ typedef enum {
  * too (lib/coll/exchange.c). */
 enum { SENDPATH_MAX_PATHS = 3, SENDPATH_TRIALS_EACH = 3 };
 enum { SENDPATH_SAMPLE_EVERY = 4, SENDPATH_STRIKES = 3, SENDPATH_SLOWER = 2, SENDPATH_ROUNDS = 3 };
+/* ... or less often for short calls: every 4th, 8th, ... up to every 64th, the first that
+ * spaces samples by at least SENDPATH_SAMPLE_SPACING seconds of the path's usual calls */
+enum { SENDPATH_SAMPLE_EVERY_MOST = 64 };
+#define SENDPATH_SAMPLE_SPACING 50e-6
 #define SENDPATH_SLOWER_COLLECTIVE 1.25
 
 typedef struct {
@@ -80,7 +84,8 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
 
 /* The time a timed call took. A point-to-point decision within TRIALS_CLOSE of another path
  * in its first round is measured again at once (lib/base/trials.h says why). A path, once
- * decided, has every SENDPATH_SAMPLE_EVERY-th blocking call on each side timed against its
+ * decided, has every SENDPATH_SAMPLE_EVERY-th blocking call on each side (fewer for short
+ * calls: SENDPATH_SAMPLE_SPACING) timed against its
  * trials' usual time: when SENDPATH_STRIKES samples in a row take more than SENDPATH_SLOWER
  * times that (SENDPATH_SLOWER_COLLECTIVE for any other use), or a close decision's path is
  * overtaken (trials_overtaken: its latest samples slower than the MPI's own path was in the

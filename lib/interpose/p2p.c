@@ -21,7 +21,7 @@ static bool pack_if_decided(message *m, const void *buf, int64_t count, bool fil
         message_done(m);
         return false;
     }
-    *packed = fill ? message_pack(m, buf, count) : bufpool_take(m->bytes);
+    *packed = fill ? message_pack(m, buf, count) : message_staging(m, buf);
     if (!*packed)
         message_done(m);
     return *packed != NULL;
@@ -118,7 +118,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
         if (!message_carries(buf, count, type, source, true, &m))                              \
             return PNAME(buf, count, type, source, tag, comm, status);                         \
         const timed_path t = path_begin(&m, TRIAL_RECEIVE);                                    \
-        void *packed = t.choice.path == SEND_PACKED ? bufpool_take(m.bytes) : NULL;            \
+        void *packed = t.choice.path == SEND_PACKED ? message_staging(&m, buf) : NULL;         \
         MPI_Status own;                                                                        \
         MPI_Status *st = status_or(status, &own);                                              \
         int rc = packed ? PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, source, tag, comm, st)   \
@@ -172,7 +172,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
             t = path_begin(&out, TRIAL_SEND);                                                  \
             if (t.choice.path == SEND_PACKED) {                                                \
                 send_packed = (packed_out = message_pack(&out, sendbuf, sendcount)) != NULL;   \
-                recv_packed = (packed_in = bufpool_take(in.bytes)) != NULL;                    \
+                recv_packed = (packed_in = message_staging(&in, recvbuf)) != NULL;             \
             }                                                                                  \
         } else {                                                                               \
             send_packed = carry_out && pack_if_decided(&out, sendbuf, sendcount, true,         \

@@ -32,7 +32,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     c->persistent = persistent;
     c->buf = (void *)buf;
     c->count = count;
-    c->packed = fill ? message_pack(&c->m, buf, count) : bufpool_take(c->m.bytes);
+    c->packed = fill ? message_pack(&c->m, buf, count) : message_staging(&c->m, buf);
     if (!c->packed)
         message_done(&c->m);
     return c->packed != NULL;

@@ -63,7 +63,7 @@ bool file_stage(file_access *f, const void *buf, int64_t count, bool timed)
         return false;
     }
     if (!by_mpi) {
-        f->packed = f->read ? bufpool_take(f->m.bytes) : message_pack(&f->m, buf, count);
+        f->packed = f->read ? message_staging(&f->m, buf) : message_pack(&f->m, buf, count);
         if (!f->packed) { /* memory is short: the MPI's own path, not timed */
             message_done(&f->m);
             return false;

@@ -71,8 +71,7 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
         return false;
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
-        (receive && !analysis_unpack_disjoint(a, count)) ||
-        device_memory(analysis_data_at(a, buf))) {
+        (receive && !analysis_unpack_disjoint(a, count))) {
         analysis_release(a);
         return false;
     }
@@ -86,9 +85,14 @@ bool message_left_to_mpi(const message *m, path_use use)
     return sendpath_untimed(m->analysis, use, m->bytes, 2, undecided) == SEND_BY_MPI;
 }
 
+void *message_staging(const message *m, const void *buf)
+{
+    return device_memory(analysis_data_at(m->analysis, buf)) ? NULL : bufpool_take(m->bytes);
+}
+
 void *message_pack(const message *m, const void *buf, int64_t count)
 {
-    char *packed = bufpool_take(m->bytes);
+    char *packed = message_staging(m, buf);
     if (packed) {
         kernel_pack_staging(&m->analysis->plan, (char *)buf, count, packed, m->bytes);
         stats_handled(m->bytes);

@@ -123,8 +123,15 @@ static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype 
  * (lib/core/sendpath.h) is the MPI's; until there is one, only types of long blocks. */
 bool message_left_to_mpi(const message *m, path_use use);
 
-/* Pack `count` instances at `buf` into a pooled buffer; NULL when memory is short (the
- * caller then hands the call to the MPI). Give the buffer back with bufpool_give. */
+/* A pooled buffer for the packed bytes of a message whose instances are at `buf`; NULL when
+ * memory is short or `buf` is a GPU's memory, which memcomm's kernels cannot touch (the
+ * caller then hands the call to the MPI). Only a call memcomm packs asks: whether a
+ * pointer is a GPU's costs a look at the loaded objects (dl_iterate_phdr, about 230
+ * instructions and two locks), which a call left to the MPI's own path does not pay. Give
+ * the buffer back with bufpool_give. */
+void *message_staging(const message *m, const void *buf);
+
+/* Pack `count` instances at `buf` into message_staging's buffer; NULL when there is none. */
 void *message_pack(const message *m, const void *buf, int64_t count);
 
 /* Unpack the first `received` (> 0, <= m->bytes) packed bytes into the instances at `buf`:

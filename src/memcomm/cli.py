@@ -7,6 +7,7 @@ they share one parent parser for the options every command has (--mpi, --json).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import shutil
@@ -240,6 +241,32 @@ def program_arguments(
     return program, {k: v for k, v in options.items() if v is not None}
 
 
+def run_planned(
+    args: argparse.Namespace,
+    build: runner.Build,
+    experiment: experiments.Experiment,
+    engine: str,
+    program_args: list[str],
+    parameters: dict[str, Any],
+    writer: results.Writer,
+) -> None:
+    """One planned run of `memcomm bench`: counted by a simulator, or measured."""
+    if args.simulate:
+        experiments.simulate(build, experiment, engine, parameters, writer)
+        return
+    experiments.run(
+        build,
+        experiment,
+        engine,
+        program_args,
+        parameters,
+        writer,
+        show_progress=not args.quiet,
+        transport=args.transport,
+        ranks=args.np,
+    )
+
+
 @command("bench", "run an experiment of the measurement suite (`memcomm bench list`)")
 def bench(args: argparse.Namespace) -> int:
     if args.experiment == "list":
@@ -282,21 +309,14 @@ def bench(args: argparse.Namespace) -> int:
         stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
     try:
         writer = results.Writer(stream)
-        for experiment, engine, program_args, parameters in planned:
-            if args.simulate:
-                experiments.simulate(build, experiment, engine, parameters, writer)
-                continue
-            experiments.run(
-                build,
-                experiment,
-                engine,
-                program_args,
-                parameters,
-                writer,
-                show_progress=not args.quiet,
-                transport=args.transport,
-                ranks=args.np,
-            )
+        with contextlib.ExitStack() as stack:
+            if args.noisy_neighbour:
+                busy = stack.enter_context(runner.noisy_neighbour())
+                print(f"a busy neighbour on core {busy['core']}: {busy['busy']}")
+            for experiment, engine, program_args, parameters in planned:
+                if args.noisy_neighbour:
+                    parameters["noisy_neighbour"] = busy
+                run_planned(args, build, experiment, engine, program_args, parameters, writer)
     finally:
         if stream is not sys.stdout:
             stream.close()
@@ -1001,6 +1021,13 @@ def parser() -> argparse.ArgumentParser:
             )
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(
+                "--noisy-neighbour",
+                action="store_true",
+                help="run a busy process on the last core (rank 1's) in bursts of 0.2-1 s, "
+                "idle as long between them, for the whole run: decisions under a disturbed "
+                "machine",
+            )
+            p.add_argument(
                 "--transport",
                 choices=runner.TRANSPORTS,
                 default="default",
@@ -1012,9 +1039,10 @@ def parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="instead of timing, count: cache events of the single-process "
                 "part under cachegrind (ddt-vs-pack, decompose), for machines without "
-                "hardware counters; pingpong: instructions per send that memcomm passes (an "
-                "8-byte MPI_DOUBLE, a contiguous derived type) with and without memcomm, "
-                "under callgrind",
+                "hardware counters; pingpong: instructions per send, with and without "
+                "memcomm, under callgrind: sends memcomm passes (an 8-byte MPI_DOUBLE, a "
+                "contiguous derived type) and sends it carries on the MPI's own path (a struct "
+                "at MPI_BOTTOM, a NAS LU face)",
             )
     return top
 

@@ -535,25 +535,44 @@ def simulate(
 CALLS_REPEATS = (2000, 4000)
 
 
-# the sends counted, both of which memcomm hands to the MPI (bench/exp_calls.c): one
-# MPI_DOUBLE, and a derived type of one run of memory: (layout, bytes, flags)
+# the sends counted (bench/exp_calls.c): one MPI_DOUBLE and a derived type of one run of
+# memory, which memcomm hands to the MPI; a struct of absolute addresses sent from MPI_BOTTOM
+# and a NAS LU face, which memcomm carries, counted on the MPI's own path (what a layout that
+# memcomm measured slower packed costs): (layout, bytes, bench_suite's --layout, environment)
 CALLS_LAYOUTS = (
-    ("1 MPI_DOUBLE", 8, ()),
-    ("contiguous(64, MPI_DOUBLE), a derived type", 64 * 8, ("--derived",)),
+    ("1 MPI_DOUBLE", 8, "double", ()),
+    ("contiguous(64, MPI_DOUBLE), a derived type", 64 * 8, "contiguous", ()),
+    (
+        "struct of 8 + 56 doubles at MPI_BOTTOM, carried on the MPI's own path",
+        64 * 8,
+        "bottom",
+        ("MEMCOMM_SEND_PATH=mpi",),
+    ),
+    (
+        "vector(144, 5, 60) of doubles, carried on the MPI's own path",
+        144 * 5 * 8,
+        "vector",
+        ("MEMCOMM_SEND_PATH=mpi",),
+    ),
 )
 
 
 def callgrind_instructions(
-    build: runner.Build, repeat: int, preload: bool, flags: Sequence[str] = ()
+    build: runner.Build,
+    repeat: int,
+    preload: bool,
+    layout: str = "double",
+    environment: Sequence[str] = (),
 ) -> int:
-    """Instructions executed inside rank 0's `repeat` sends (bench_suite calls, one
-    MPI_DOUBLE or, with --derived, a derived type of one run), counted by callgrind."""
+    """Instructions executed inside rank 0's `repeat` sends (bench_suite calls, of one of
+    CALLS_LAYOUTS), counted by callgrind."""
     with tempfile.TemporaryDirectory() as directory:
         command = [
-            *(["env", f"LD_PRELOAD={build.library}"] if preload else []),
+            *(["env", f"LD_PRELOAD={build.library}", *environment] if preload else []),
             "valgrind", "-q", "--tool=callgrind", "--collect-atstart=no",
             "--toggle-collect=counted_send", f"--callgrind-out-file={directory}/callgrind.%p",
-            str(build.program("bench/bench_suite")), "calls", "--repeat", str(repeat), *flags,
+            str(build.program("bench/bench_suite")), "calls", "--repeat", str(repeat),
+            "--layout", layout,
         ]  # fmt: skip
         done = runner.launch(build, 2, command[0], command[1:], capture=True)
         counts = [
@@ -588,9 +607,13 @@ def simulate_calls(
              str(build.program("bench/bench_suite")), "calls"],
         )
     )  # fmt: skip
-    for (layout, size, flags), engine in itertools.product(CALLS_LAYOUTS, ("mpi", "memcomm")):
+    for (layout, size, flag, environment), engine in itertools.product(
+        CALLS_LAYOUTS, ("mpi", "memcomm")
+    ):
         preload = engine == "memcomm"
-        counts = [callgrind_instructions(build, r, preload, flags) for r in CALLS_REPEATS]
+        counts = [
+            callgrind_instructions(build, r, preload, flag, environment) for r in CALLS_REPEATS
+        ]
         writer.write({
             "kind": "simulated", "experiment": experiment.name, "method": "MPI_Send",
             "layout": layout, "bytes": size, "engine": engine,

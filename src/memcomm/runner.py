@@ -6,6 +6,7 @@ configured with, so a program always runs under the MPI it was compiled against.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -447,3 +448,34 @@ def explanations(stderr: str) -> tuple[list[Explanation], list[str]]:
             found.append(block)
         block.lines.append(text)
     return found, other
+
+
+# A busy process pinned to one core, in bursts: on for 0.2-1.0 s, then off for as long, from a
+# seeded generator, so that a benchmark's methods meet a neighbour that comes and goes (the
+# way a shared node's other jobs do) and two runs with the same seed meet the same pattern.
+_NEIGHBOUR = """
+import os, random, sys, time
+os.sched_setaffinity(0, {int(sys.argv[1])})
+bursts = random.Random(int(sys.argv[2]))
+while True:
+    until = time.monotonic() + bursts.uniform(0.2, 1.0)
+    while time.monotonic() < until:
+        pass
+    time.sleep(bursts.uniform(0.2, 1.0))
+"""
+
+
+@contextlib.contextmanager
+def noisy_neighbour(seed: int = 1) -> Iterator[dict[str, Any]]:
+    """A busy neighbour on the machine's last core (where rank 1 of two pinned ranks runs)
+    while the block runs; yields its description for the results' meta record."""
+    core = max(os.sched_getaffinity(0))
+    neighbour = subprocess.Popen(
+        [sys.executable, "-c", _NEIGHBOUR, str(core), str(seed)],
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        yield {"core": core, "busy": "bursts of 0.2-1.0 s, idle as long", "seed": seed}
+    finally:
+        neighbour.kill()
+        neighbour.wait()

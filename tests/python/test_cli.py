@@ -377,14 +377,16 @@ def test_bench_io_checks_every_method_against_the_mpi(mpi: str, tmp_path: Path) 
 def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "lifecycle.jsonl"
     result = memcomm(
-        "bench", "lifecycle", "--mpi", mpi, "--reps", "3", "--only", "NAS", "--json", str(out),
+        "bench", "lifecycle", "--mpi", mpi, "--reps", "3", "--only", "NAS MG", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     runs = results.read([out])
     records = [runs[0].result(r) for r in runs[0].results]
     patterns = {r["pattern"] for r in records}
-    # "NAS" picks ddtbench's NAS LU and MG, and none of the commit shapes
-    assert patterns == {"NAS LU: i face of u(5,128,128,128)", "NAS MG: i face of u(130,130,130)"}
+    # "NAS MG" picks ddtbench's NAS MG faces at every size, and none of the commit shapes
+    assert patterns == {
+        f"NAS MG: {face} face of u({n},{n},{n})" for face in "ijk" for n in (18, 34, 66, 130)
+    }
     assert {(r["pattern"], r["method"]) for r in records} == {
         (p, m) for p in patterns for m in ("mpi", "memcomm")
     }

@@ -374,6 +374,14 @@ def test_instructions_of_a_basic_send_are_counted_with_and_without_memcomm(
     assert done.returncode == 0, done.stderr
     simulated = [r for run in results.read([out]) for r in run.others if r["kind"] == "simulated"]
     assert {r["engine"] for r in simulated} == {"mpi", "memcomm"}
+    # passed at once (a double, one run of memory), carried on the MPI's own path (a struct at
+    # MPI_BOTTOM, a vector)
+    assert {r["layout"].split(" ")[0] for r in simulated} == {
+        "1",
+        "contiguous(64,",
+        "struct",
+        "vector(144,",
+    }
     for r in simulated:
         assert r["method"] == "MPI_Send" and "callgrind" in r["tool"]
         few, many = r["totals"]["2000"], r["totals"]["4000"]

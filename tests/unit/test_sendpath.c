@@ -145,6 +145,56 @@ static void test_uses_apart(void)
     sendpath_free(&a);
 }
 
+/* Of `calls` calls on a decided path of `cost` seconds, how many are timed samples. */
+static int samples_of(double cost, int calls)
+{
+    analysis a = {0};
+    scenario s = {.cost = {cost, 3 * cost}, .seed = 5};
+    int n = 0, timed = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
+    for (int k = 0; k < calls; k++) {
+        const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
+        timed += c.timed;
+        if (c.timed)
+            sendpath_record(&a, &c, noisy(&s, s.cost[c.path]));
+    }
+    sendpath_free(&a);
+    return timed;
+}
+
+/* Short calls are sampled less often, so that samples cost them no more than long ones. */
+static void test_short_calls_sampled_less(void)
+{
+    CHECK(samples_of(1e-3, 640) == 640 / SENDPATH_SAMPLE_EVERY);
+    CHECK(samples_of(1e-6, 640) == 640 / SENDPATH_SAMPLE_EVERY_MOST); /* 1 us: every 64th */
+    CHECK(samples_of(5e-6, 640) == 640 / 16); /* 16 x 5 us is the first >= 50 us */
+}
+
+/* A point-to-point decision close in its first round is measured again; packing is taken
+ * only if both rounds choose it. */
+static int p2p_decision(double first, double second, double by_mpi, unsigned seed)
+{
+    analysis a = {0};
+    /* a round: a warm-up block and two blocks of each path, a turn being two calls */
+    const int round = 2 * SENDPATH_TRIALS_EACH * 5;
+    scenario s = {.cost = {first, by_mpi}, .after = {second, by_mpi}, .change = round,
+                  .noise = 0.05, .seed = seed};
+    int n = 0;
+    const int chosen = run_until_decided(&a, USE_POINT_TO_POINT, &s, &n, 3 * round);
+    CHECK(n == 2 * round); /* close in the first round: a second */
+    sendpath_free(&a);
+    return chosen;
+}
+
+static void test_close_rounds_must_agree(void)
+{
+    for (unsigned seed = 1; seed <= 10; seed++) {
+        CHECK(p2p_decision(0.75e-3, 0.75e-3, 1e-3, seed) == PACKED); /* 25% faster twice */
+        CHECK(p2p_decision(1.0e-3, 0.75e-3, 1e-3, seed) == BY_MPI);  /* only once */
+        CHECK(p2p_decision(0.75e-3, 1.0e-3, 1e-3, seed) == BY_MPI);
+    }
+}
+
 int main(void)
 {
     test_a_clear_winner();
@@ -152,6 +202,8 @@ int main(void)
     test_a_path_turning_slow();
     test_single_slow_samples();
     test_uses_apart();
+    test_short_calls_sampled_less();
+    test_close_rounds_must_agree();
     if (failures)
         fprintf(stderr, "test_sendpath: %d checks failed\n", failures);
     else
