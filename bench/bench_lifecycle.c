@@ -93,8 +93,9 @@ static void bench_commit(int rank, int reps, const char *only)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         if (!strstr(shapes[s].name, only))
             continue;
-        for (int r = -1; r < reps; r++) /* one warm-up repetition */
-            for (int m = 0; m < METHODS; m++) {
+        for (int r = -1; r < reps; r++) /* one warm-up repetition; as bench_recreate */
+            for (int k = 0; k < METHODS; k++) {
+                const int m = r % 2 ? METHODS - 1 - k : k;
                 double t0 = MPI_Wtime();
                 for (int i = 0; i < COMMITS; i++) {
                     MPI_Datatype x = shapes[s].build();
@@ -151,8 +152,12 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
                     p->name);
             failures++;
         }
-        for (int r = 0; r < reps; r++) /* the methods alternate, so drift hits both alike */
-            for (int m = 0; m < METHODS; m++) {
+        /* the methods alternate, in reverse order every other repetition, so that drift, and
+         * a disturbance that comes every other iteration (a busy neighbour's time slices),
+         * hit both alike */
+        for (int r = 0; r < reps; r++)
+            for (int k = 0; k < METHODS; k++) {
+                const int m = r % 2 ? METHODS - 1 - k : k;
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 iteration(p, m, rank, by_mpi);
@@ -221,7 +226,8 @@ static int bench_requests(int rank, int reps, const char *only)
             failures++;
         }
         for (int rep = 0; rep < reps; rep++)
-            for (int m = 0; m < METHODS; m++) {
+            for (int k = 0; k < METHODS; k++) {
+                const int m = rep % 2 ? METHODS - 1 - k : k;
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 waitall_round(m, n, column, out, in[m], r);

@@ -4,9 +4,27 @@
 
 enum { MAX_PATHS = 8, MAX_USUAL = 64 };
 
-/* Each path's score: the sum over the sides timed on every path of the side's usual time.
- * False if no side was timed on every path. */
-static bool scores(const trial trials[], int n, int paths, double score[])
+/* The time below which `quarters` quarters of one side's trials of a path fall (2: the
+ * median, 1: the lower quartile); 0 when it had none. */
+static double quantile(const trial trials[], int n, int path, int side, int quarters)
+{
+    double found[MAX_USUAL];
+    int k = 0;
+    for (int t = 0; t < n && k < MAX_USUAL; t++)
+        if (trials[t].path == path && trials[t].side == side)
+            found[k++] = trials[t].seconds;
+    for (int i = 1; i < k; i++) /* a few values: insertion sort */
+        for (int j = i; j > 0 && found[j] < found[j - 1]; j--) {
+            const double swap = found[j];
+            found[j] = found[j - 1];
+            found[j - 1] = swap;
+        }
+    return k ? found[k * quarters / 4] : 0;
+}
+
+/* Each path's score: the sum over the sides timed on every path of the side's time at
+ * `quarters` quarters (quantile). False if no side was timed on every path. */
+static bool scores_at(const trial trials[], int n, int paths, int quarters, double score[])
 {
     bool any = false;
     for (int p = 0; p < paths; p++)
@@ -15,12 +33,19 @@ static bool scores(const trial trials[], int n, int paths, double score[])
         double usual[MAX_PATHS];
         bool on_every_path = true;
         for (int p = 0; p < paths; p++)
-            on_every_path = (usual[p] = trials_usual(trials, n, p, side)) > 0 && on_every_path;
+            on_every_path =
+                (usual[p] = quantile(trials, n, p, side, quarters)) > 0 && on_every_path;
         for (int p = 0; p < paths && on_every_path; p++)
             score[p] += usual[p];
         any = any || on_every_path;
     }
     return any;
+}
+
+/* Each path's score: the sum over the sides timed on every path of the side's usual time. */
+static bool scores(const trial trials[], int n, int paths, double score[])
+{
+    return scores_at(trials, n, paths, 2, score);
 }
 
 /* Whether path `p`'s trials were faster than path `own`'s call by call, not only in the
@@ -57,9 +82,12 @@ static bool separated(const trial trials[], int n, int p, int own)
 static int chosen_of(const trial trials[], int n, const double score[], int paths)
 {
     const int own = paths - 1; /* the MPI's own path */
+    double low[MAX_PATHS];
+    scores_at(trials, n, paths, 1, low);
     int chosen = own;
     for (int p = 0; p < own; p++) {
-        const bool faster = score[p] < (1.0 - TRIALS_MARGIN) * score[own] ||
+        const bool faster = (score[p] < (1.0 - TRIALS_MARGIN) * score[own] &&
+                             low[p] < (1.0 - TRIALS_MARGIN_LOW) * low[own]) ||
                             (score[p] < (1.0 - TRIALS_MARGIN_SEPARATED) * score[own] &&
                              separated(trials, n, p, own));
         if (faster && score[p] < score[chosen])
@@ -105,18 +133,7 @@ int trials_decisive(const trial trials[], int n, int paths)
 
 double trials_usual(const trial trials[], int n, int path, int side)
 {
-    double found[MAX_USUAL];
-    int k = 0;
-    for (int t = 0; t < n && k < MAX_USUAL; t++)
-        if (trials[t].path == path && trials[t].side == side)
-            found[k++] = trials[t].seconds;
-    for (int i = 1; i < k; i++) /* a few values: insertion sort */
-        for (int j = i; j > 0 && found[j] < found[j - 1]; j--) {
-            const double swap = found[j];
-            found[j] = found[j - 1];
-            found[j - 1] = swap;
-        }
-    return k ? found[k / 2] : 0;
+    return quantile(trials, n, path, side, 2);
 }
 
 int trials_close(const trial trials[], int n, int paths)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -310,11 +311,12 @@ def bench(args: argparse.Namespace) -> int:
     try:
         writer = results.Writer(stream)
         with contextlib.ExitStack() as stack:
-            if args.noisy_neighbour:
-                busy = stack.enter_context(runner.noisy_neighbour())
+            if args.noisy_neighbour is not None:
+                seed = args.noisy_neighbour or time.time_ns() % 1_000_000
+                busy = stack.enter_context(runner.noisy_neighbour(seed))
                 print(f"a busy neighbour on core {busy['core']}: {busy['busy']}")
             for experiment, engine, program_args, parameters in planned:
-                if args.noisy_neighbour:
+                if args.noisy_neighbour is not None:
                     parameters["noisy_neighbour"] = busy
                 run_planned(args, build, experiment, engine, program_args, parameters, writer)
     finally:
@@ -1022,10 +1024,13 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--quiet", action="store_true", help="no progress lines")
             p.add_argument(
                 "--noisy-neighbour",
-                action="store_true",
+                nargs="?",
+                type=int,
+                const=0,
+                metavar="SEED",
                 help="run a busy process on the last core (rank 1's) in bursts of 0.2-1 s, "
-                "idle as long between them, for the whole run: decisions under a disturbed "
-                "machine",
+                "0.5-2.5 s apart, for the whole run: decisions under a disturbed machine "
+                "(SEED: the bursts' pattern, recorded in the results; default: from the clock)",
             )
             p.add_argument(
                 "--transport",

@@ -450,9 +450,11 @@ def explanations(stderr: str) -> tuple[list[Explanation], list[str]]:
     return found, other
 
 
-# A busy process pinned to one core, in bursts: on for 0.2-1.0 s, then off for as long, from a
-# seeded generator, so that a benchmark's methods meet a neighbour that comes and goes (the
-# way a shared node's other jobs do) and two runs with the same seed meet the same pattern.
+# A busy process pinned to one core, in bursts: on for 0.2-1.0 s, then off for 0.5-2.5 s (busy
+# about 30% of the time), from a seeded generator, so that a benchmark meets a neighbour that
+# comes and goes, the way a shared node's other jobs do: the trials of some layouts run beside
+# it, most timed repetitions do not (a median of repetitions half of which it slowed would
+# measure the neighbour), and two runs with the same seed meet the same pattern.
 _NEIGHBOUR = """
 import os, random, sys, time
 os.sched_setaffinity(0, {int(sys.argv[1])})
@@ -461,12 +463,12 @@ while True:
     until = time.monotonic() + bursts.uniform(0.2, 1.0)
     while time.monotonic() < until:
         pass
-    time.sleep(bursts.uniform(0.2, 1.0))
+    time.sleep(bursts.uniform(0.5, 2.5))
 """
 
 
 @contextlib.contextmanager
-def noisy_neighbour(seed: int = 1) -> Iterator[dict[str, Any]]:
+def noisy_neighbour(seed: int) -> Iterator[dict[str, Any]]:
     """A busy neighbour on the machine's last core (where rank 1 of two pinned ranks runs)
     while the block runs; yields its description for the results' meta record."""
     core = max(os.sched_getaffinity(0))
@@ -475,7 +477,7 @@ def noisy_neighbour(seed: int = 1) -> Iterator[dict[str, Any]]:
         stdin=subprocess.DEVNULL,
     )
     try:
-        yield {"core": core, "busy": "bursts of 0.2-1.0 s, idle as long", "seed": seed}
+        yield {"core": core, "busy": "bursts of 0.2-1.0 s, 0.5-2.5 s apart", "seed": seed}
     finally:
         neighbour.kill()
         neighbour.wait()
