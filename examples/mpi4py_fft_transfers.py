@@ -4,11 +4,14 @@ types (mpi4py_fft.pencil.Transfer), the call a parallel FFT makes between its 1-
 For every shape, element type and ordered pair of axes, the program moves seeded data from the
 pencil aligned with the first axis to the one aligned with the second (forward) and back
 (backward), checks the round trip, and prints one JSON line (rank 0) with the SHA-256 of what
-every rank received and the median time of each direction. Run it with and without memcomm
-and compare the digests, or the times:
+every rank received and the median and total time of each direction's timed calls. Run it with
+and without memcomm and compare the digests, or the times:
 
   memcomm run -n 2 -- python examples/mpi4py_fft_transfers.py --shapes 128x128x128 --reps 21
   MEMCOMM_DISABLE=1 memcomm run -n 2 -- python examples/mpi4py_fft_transfers.py ...
+
+With --warmup 0 the timed calls are a short run's, memcomm's trials included: the first call
+of each direction is the check's, the next --reps are timed.
 
 Needs mpi4py-fft (`tests/fetch_mpi4py_fft.sh` builds it; put its site directory on PYTHONPATH).
 """
@@ -29,9 +32,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return tuple(int(n) for n in text.split("x"))
 
 
-def timed(call: Callable[[], None], comm: MPI.Comm, warmup: int, reps: int) -> float:
-    """Median of `reps` calls after `warmup` untimed ones, each started together on every
-    rank."""
+def timed(call: Callable[[], None], comm: MPI.Comm, warmup: int, reps: int) -> tuple[float, float]:
+    """Median and sum of `reps` calls after `warmup` untimed ones, each started together on
+    every rank."""
     for _ in range(warmup):
         call()
     times = []
@@ -40,7 +43,7 @@ def timed(call: Callable[[], None], comm: MPI.Comm, warmup: int, reps: int) -> f
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median(times)), float(np.sum(times))
 
 
 def one_transfer(
@@ -65,8 +68,8 @@ def one_transfer(
     a.fill(-7)
     transfer.backward(b, a)
     round_trip = bool(np.array_equal(a, original))
-    forward_s = timed(lambda: transfer.forward(a, b), comm, warmup, reps)
-    backward_s = timed(lambda: transfer.backward(b, a), comm, warmup, reps)
+    forward_s, forward_total_s = timed(lambda: transfer.forward(a, b), comm, warmup, reps)
+    backward_s, backward_total_s = timed(lambda: transfer.backward(b, a), comm, warmup, reps)
     digests = comm.gather(received, root=0)
     trips = comm.gather(round_trip, root=0)
     transfer.destroy()
@@ -81,6 +84,8 @@ def one_transfer(
         "round_trip": trips,
         "forward_s": forward_s,
         "backward_s": backward_s,
+        "forward_total_s": forward_total_s,
+        "backward_total_s": backward_total_s,
     }
 
 

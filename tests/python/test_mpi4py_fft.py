@@ -47,7 +47,8 @@ def received(stdout: str) -> list[dict[str, Any]]:
     """The program's lines without their times: what every rank received, per transfer."""
     lines = [json.loads(line) for line in stdout.splitlines()]
     for line in lines:
-        del line["forward_s"], line["backward_s"]
+        for timing in ("forward_s", "backward_s", "forward_total_s", "backward_total_s"):
+            del line[timing]
     return lines
 
 

@@ -839,7 +839,7 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
             findings.append(
                 f"{mpi}: ddtbench's micro-apps re-creating their type every 20 exchanges, "
                 f"{len(apps)} cases: memcomm {tables.geomean(speedups):.2f}x the MPI's own path "
-                f"in geometric mean, slowest {speedup[slowest.pattern]:.2f}x "
+                f"in geometric mean, slowest {speedup[slowest.pattern]:.3f}x "
                 f"({slowest.pattern}), {below} below 0.95x"
             )
         for row in waitalls:
