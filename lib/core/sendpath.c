@@ -19,7 +19,7 @@ enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 /* Written under the table's lock. `decided` and `calls` are also read outside it, by a call
  * on a decided path that is not sampled (choose_decided): most calls, which then cost no
  * lock. */
-typedef struct {
+struct size_class_state {
     int next;    /* trials handed out */
     int recorded;
     int paths;   /* alternatives, set by the first choice (before anything is decided) */
@@ -28,16 +28,17 @@ typedef struct {
     trial earlier[MAX_TRIALS]; /* a close first round's, measured again at once */
     int earlier_recorded;
     int round;                  /* of trials, from 0 */
-    unsigned sample_every[TRIAL_SIDES]; /* a decided path's calls of a side: every this many
-                                           is timed (a power of two; 0: none; set before
-                                           `decided`) */
+    _Atomic unsigned sample_every[TRIAL_SIDES]; /* a decided path's calls of a side: every
+                                                   this many is timed (a power of two; 0:
+                                                   none; set before `decided`) */
     _Atomic unsigned calls[TRIAL_SIDES]; /* since the decision, per side (a ping-pong's every
                                             4th call would be a receive) */
     int strikes;                /* samples in a row found slow */
     double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
     trial samples[TRIAL_SIDES][TRIALS_OVERTAKEN_SAMPLES]; /* the latest, per side, in a ring */
     int sampled[TRIAL_SIDES];                              /* since the decision */
-} size_class_state;
+};
+typedef struct size_class_state size_class_state;
 
 /* per use and size class, made at its first choice: most types are measured in one or two
  * uses and a size class or two (a class's state is about 1 KiB, and the constructions cache
@@ -96,7 +97,8 @@ static bool choose_decided(sendpath_table *t, send_choice *choice, int paths)
     const int decided = atomic_load_explicit(&s->decided, memory_order_acquire);
     if (decided == UNDECIDED || s->paths != paths)
         return false;
-    const unsigned every = s->sample_every[choice->side];
+    const unsigned every =
+        atomic_load_explicit(&s->sample_every[choice->side], memory_order_relaxed);
     if (every &&
         ((atomic_fetch_add_explicit(&s->calls[choice->side], 1, memory_order_relaxed) + 1) &
          (every - 1)) == 0)
@@ -313,9 +315,11 @@ static void decide(size_class_state *s, path_use use, int size_class)
     s->strikes = 0;
     for (int side = 0; side < TRIAL_SIDES; side++) {
         s->usual[side] = trials_usual(s->trials, s->recorded, decided, side);
-        s->sample_every[side] = s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0
-                                    ? sample_every(s->usual[side])
-                                    : 0;
+        atomic_store_explicit(&s->sample_every[side],
+                              s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0
+                                  ? sample_every(s->usual[side])
+                                  : 0,
+                              memory_order_relaxed);
         s->sampled[side] = 0;
         atomic_store_explicit(&s->calls[side], 0, memory_order_relaxed);
     }
@@ -395,6 +399,28 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
         check_sample(s, c->use, c->size_class, c->side, seconds);
     }
     pthread_mutex_unlock(&t->lock);
+}
+
+sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes)
+{
+    sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
+    return t ? atomic_load_explicit(&t->classes[use][size_class(bytes)], memory_order_acquire)
+             : NULL;
+}
+
+bool sendpath_class_passes(sendpath_class *s, int paths, int side)
+{
+    if (config_get()->send_path != CONFIG_SEND_MEASURE ||
+        atomic_load_explicit(&s->decided, memory_order_acquire) != paths - 1 || s->paths != paths)
+        return false;
+    const unsigned every = atomic_load_explicit(&s->sample_every[side], memory_order_relaxed);
+    /* the call after this one's count is a sample: leave it to sendpath_choose, which counts
+     * it (another thread's call in between moves the sample by one, which is harmless) */
+    if (every && ((atomic_load_explicit(&s->calls[side], memory_order_relaxed) + 1) &
+                  (every - 1)) == 0)
+        return false;
+    atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
+    return true;
 }
 
 int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided)

@@ -105,6 +105,17 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds);
  * until then. */
 int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided);
 
+/* The measurements of one use and size class of a type, for a caller that keeps a pointer
+ * to them while the analysis lives (lib/interpose/p2p.c's per-thread memo); NULL when there
+ * are none yet. */
+typedef struct size_class_state sendpath_class;
+sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes);
+
+/* Whether the next blocking call of `side` in `c` goes to the MPI's own path, untimed: the
+ * decision is the MPI's own path among `paths`, and this call is not one to sample. Counted
+ * as one of the decided path's calls if so; false tells the caller to ask sendpath_choose. */
+bool sendpath_class_passes(sendpath_class *c, int paths, int side);
+
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);
 

@@ -26,7 +26,10 @@ static int keyval = MPI_KEYVAL_INVALID;
 
 static uint64_t key_of(MPI_Datatype type) { return handle_key(type); }
 
-static size_t home(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
+static size_t home(uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
 
 static slot *find(uint64_t key)
 {

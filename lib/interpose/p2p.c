@@ -7,6 +7,7 @@
  * (message.h), so both forms send the same packed call. */
 #include "../base/mpiutil.h"
 #include "../core/sendpath.h"
+#include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
 #include "entry.h"
@@ -61,6 +62,48 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
         return NAME##_carried ARGS;                                                            \
     }
 
+/* A thread's last blocking send and receive that went to the MPI's own path by a decision:
+ * the next of the same type and count on the same side goes there at once, with no look at
+ * the type (about 240 instructions, the most of what memcomm cost such a call), while no
+ * cached type has been freed since (the type, its analysis and its measurements are then
+ * alive) and the decision and the sampling allow (sendpath_class_passes). Whatever memcomm
+ * would check of the call on the way (its buffer, an overflow, overlapping entries), a call
+ * on the MPI's own path reaches the MPI as it came. */
+typedef struct {
+    MPI_Datatype type;
+    int64_t count;
+    uint64_t generation;
+    bool valid;
+    sendpath_class *decided; /* NULL: the MPI's own path by MEMCOMM_SEND_PATH=mpi */
+} own_path_memo;
+
+static _Thread_local __attribute__((tls_model("initial-exec"))) own_path_memo
+    own_path[TRIAL_SIDES];
+
+static bool memo_passes(MPI_Datatype type, int64_t count, int side)
+{
+    const own_path_memo *m = &own_path[side];
+    return m->valid && m->type == type && m->count == count &&
+           m->generation == typecache_generation() &&
+           (m->decided ? sendpath_class_passes(m->decided, 2, side)
+                       : config_get()->send_path == CONFIG_SEND_BY_MPI);
+}
+
+/* After a call that went to the MPI's own path by a decision, not timed; `generation`: read
+ * before the type was looked up. */
+static void memo_remember(const message *m, int64_t count, MPI_Datatype type, int side,
+                          uint64_t generation, const send_choice *c)
+{
+    if (c->timed || c->trial >= 0 || c->path != SEND_BY_MPI)
+        return;
+    sendpath_class *decided = config_get()->send_path == CONFIG_SEND_BY_MPI
+                                  ? NULL
+                                  : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes);
+    own_path[side] = (own_path_memo){type, count, generation,
+                                     decided || config_get()->send_path == CONFIG_SEND_BY_MPI,
+                                     decided};
+}
+
 /* The path of a blocking send or receive (lib/core/sendpath.h), timed when it is a trial or
  * a sample. */
 typedef struct {
@@ -93,10 +136,14 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                                                         MPI_Datatype type, int dest, int tag,  \
                                                         MPI_Comm comm)                         \
     {                                                                                          \
+        if (memo_passes(type, count, TRIAL_SEND))                                              \
+            return PNAME(buf, count, type, dest, tag, comm);                                   \
+        const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \
         if (!message_carries(buf, count, type, dest, false, &m))                               \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         const timed_path t = path_begin(&m, TRIAL_SEND);                                       \
+        memo_remember(&m, count, type, TRIAL_SEND, generation, &t.choice);                     \
         void *packed = t.choice.path == SEND_PACKED ? message_pack(&m, buf, count) : NULL;     \
         int rc = packed ? PNAME(packed, (COUNT_T)m.bytes, MPI_PACKED, dest, tag, comm)         \
                         : PNAME(buf, count, type, dest, tag, comm);                            \
@@ -114,10 +161,14 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                                                         int tag, MPI_Comm comm,                \
                                                         MPI_Status *status)                    \
     {                                                                                          \
+        if (memo_passes(type, count, TRIAL_RECEIVE))                                           \
+            return PNAME(buf, count, type, source, tag, comm, status);                         \
+        const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \
         if (!message_carries(buf, count, type, source, true, &m))                              \
             return PNAME(buf, count, type, source, tag, comm, status);                         \
         const timed_path t = path_begin(&m, TRIAL_RECEIVE);                                    \
+        memo_remember(&m, count, type, TRIAL_RECEIVE, generation, &t.choice);                  \
         void *packed = t.choice.path == SEND_PACKED ? message_staging(&m, buf) : NULL;         \
         MPI_Status own;                                                                        \
         MPI_Status *st = status_or(status, &own);                                              \

@@ -220,6 +220,38 @@ static void test_close_rounds_must_agree(void)
     }
 }
 
+/* A decision for the MPI's own path lets a caller's memo pass the calls between samples
+ * without asking (sendpath_class_passes); the samples still come to sendpath_choose, timed. A
+ * decision for packing passes nothing. */
+static void test_memo_passes_between_samples(void)
+{
+    for (int winner = 0; winner < PATHS; winner++) {
+        analysis a = {0};
+        scenario s = {.cost = {winner == PACKED ? 1e-3 : 3e-3, winner == PACKED ? 3e-3 : 1e-3},
+                      .seed = 1};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_POINT_TO_POINT, &s, &n, 100) == winner);
+        sendpath_class *c = sendpath_class_of(&a, USE_POINT_TO_POINT, BYTES);
+        CHECK(c != NULL);
+        int passed = 0, samples = 0;
+        for (int k = 0; c && k < 40; k++) {
+            if (sendpath_class_passes(c, PATHS, TRIAL_SEND)) {
+                passed++;
+                continue;
+            }
+            const send_choice ch =
+                sendpath_choose(&a, USE_POINT_TO_POINT, BYTES, PATHS, TRIAL_SEND);
+            CHECK(ch.path == winner);
+            samples += ch.timed;
+            if (ch.timed)
+                sendpath_record(&a, &ch, s.cost[ch.path]);
+        }
+        CHECK(passed == (winner == BY_MPI ? 40 - 40 / SENDPATH_SAMPLE_EVERY : 0));
+        CHECK(samples == 40 / SENDPATH_SAMPLE_EVERY); /* 1 ms calls: every 4th */
+        sendpath_free(&a);
+    }
+}
+
 int main(void)
 {
     test_a_clear_winner();
@@ -230,6 +262,7 @@ int main(void)
     test_uses_apart();
     test_short_calls_sampled_less();
     test_close_rounds_must_agree();
+    test_memo_passes_between_samples();
     if (failures)
         fprintf(stderr, "test_sendpath: %d checks failed\n", failures);
     else
