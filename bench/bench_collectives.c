@@ -468,14 +468,14 @@ static int measure(pattern *p, int reps, double seconds)
     double turns = 0; /* seconds of the last PACE warm-up turns, every method */
     for (int r = -WARMUP; r < 0; r++)
         for (int turn = 0; turn < METHODS; turn++) {
-            const double took = timed_call(p, r % 2 ? METHODS - 1 - turn : turn, &s);
+            const double took = timed_call(p, bench_turn(r, turn, METHODS), &s);
             turns += r >= -PACE ? took : 0;
         }
     const int timed = bench_timed_reps(reps, seconds, turns / PACE, MAX_REPS);
     double *t = malloc(sizeof(double) * (size_t)timed * METHODS);
     for (int r = 0; r < timed; r++)
         for (int turn = 0; turn < METHODS; turn++) {
-            const int method = r % 2 ? METHODS - 1 - turn : turn;
+            const int method = bench_turn(r, turn, METHODS);
             t[method * timed + r] = timed_turn(p, method, &s);
         }
     for (int method = 0; method < METHODS; method++) {

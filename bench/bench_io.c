@@ -333,7 +333,7 @@ static int measure(const layout *l, call_kind c, const target *t, int reps, doub
     double *times = malloc(sizeof(double) * (size_t)timed * METHODS);
     for (int r = 0; r < timed; r++) /* methods take turns, in reverse every other time */
         for (int turn = 0; turn < METHODS; turn++) {
-            const int method = r % 2 ? METHODS - 1 - turn : turn;
+            const int method = bench_turn(r, turn, METHODS);
             times[method * timed + r] = timed_turn(l, c, method, t);
         }
     for (int method = 0; method < METHODS; method++) {

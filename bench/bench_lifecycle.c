@@ -95,7 +95,7 @@ static void bench_commit(int rank, int reps, const char *only)
             continue;
         for (int r = -1; r < reps; r++) /* one warm-up repetition; as bench_recreate */
             for (int k = 0; k < METHODS; k++) {
-                const int m = r % 2 ? METHODS - 1 - k : k;
+                const int m = bench_turn(r, k, METHODS);
                 double t0 = MPI_Wtime();
                 for (int i = 0; i < COMMITS; i++) {
                     MPI_Datatype x = shapes[s].build();
@@ -157,7 +157,7 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
          * hit both alike */
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < METHODS; k++) {
-                const int m = r % 2 ? METHODS - 1 - k : k;
+                const int m = bench_turn(r, k, METHODS);
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 iteration(p, m, rank, by_mpi);
@@ -227,7 +227,7 @@ static int bench_requests(int rank, int reps, const char *only)
         }
         for (int rep = 0; rep < reps; rep++)
             for (int k = 0; k < METHODS; k++) {
-                const int m = rep % 2 ? METHODS - 1 - k : k;
+                const int m = bench_turn(rep, k, METHODS);
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 waitall_round(m, n, column, out, in[m], r);

@@ -205,7 +205,7 @@ static int measure(const pattern *p, int rank, int reps)
     const int64_t inner = p->inner ? p->inner : round_trips_per_turn(fastest);
     for (int r = 0; r < reps; r++)
         for (int k = 0; k < METHODS; k++) {
-            const int method = r % 2 ? METHODS - 1 - k : k;
+            const int method = bench_turn(r, k, METHODS);
             if (runs(p, method))
                 t[method * reps + r] = turn(p, method, packed, received, doubles, rank, inner);
         }

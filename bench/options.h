@@ -46,6 +46,14 @@ static inline void bench_print_seconds(const double *t, int reps)
  * of 0.05-1.3 ms read 0.92x and 0.93x for the same call in both columns (Open MPI's own
  * collective, on both ranks, halo of 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank
  * must compute the same number: give it the slowest rank's times. */
+/* The method that takes turn `k` of repetition `rep` among `methods`: in order, and in
+ * reverse order every other repetition, so that what drifts during a pattern weighs on each
+ * method alike. */
+static inline int bench_turn(int rep, int k, int methods)
+{
+    return rep % 2 ? methods - 1 - k : k;
+}
+
 static inline int bench_timed_reps(int reps, double seconds, double turn, int max_reps)
 {
     const double fill = turn > 0 ? seconds / turn : 0;

@@ -86,6 +86,19 @@ static size_class_state *class_of(sendpath_table *t, path_use use, int size_clas
     return s;
 }
 
+/* Whether a decided path's next call of `side` is one to sample (time), and counted as one
+ * of its calls if it is not (a sample is counted by sendpath_choose, which times it); another
+ * thread's call in between moves the sample by one, which is harmless. */
+static bool next_is_sample(size_class_state *s, int side)
+{
+    const unsigned every = atomic_load_explicit(&s->sample_every[side], memory_order_relaxed);
+    if (every &&
+        ((atomic_load_explicit(&s->calls[side], memory_order_relaxed) + 1) & (every - 1)) == 0)
+        return true;
+    atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
+    return false;
+}
+
 /* A call on a decided path that is not sampled, told without the table's lock; false when
  * the call needs it (nothing decided, or this call is a sample). */
 static bool choose_decided(sendpath_table *t, send_choice *choice, int paths)
@@ -95,13 +108,7 @@ static bool choose_decided(sendpath_table *t, send_choice *choice, int paths)
     if (!s)
         return false;
     const int decided = atomic_load_explicit(&s->decided, memory_order_acquire);
-    if (decided == UNDECIDED || s->paths != paths)
-        return false;
-    const unsigned every =
-        atomic_load_explicit(&s->sample_every[choice->side], memory_order_relaxed);
-    if (every &&
-        ((atomic_fetch_add_explicit(&s->calls[choice->side], 1, memory_order_relaxed) + 1) &
-         (every - 1)) == 0)
+    if (decided == UNDECIDED || s->paths != paths || next_is_sample(s, choice->side))
         return false;
     choice->path = decided;
     return true;
@@ -161,9 +168,11 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
     if (!s->paths)
         s->paths = paths;
     if (s->decided != UNDECIDED) {
-        /* a sample (choose_decided counted it), or a call of another number of paths */
+        /* a sample, or a call of another number of paths */
         choice.path = s->decided < paths ? s->decided : 0;
         choice.timed = s->paths == paths && s->sample_every[side] > 0;
+        if (choice.timed)
+            atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
     } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
         choice.trial = s->next++;
         choice.timed = !warming_up(choice.trial, use);
@@ -410,17 +419,9 @@ sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes)
 
 bool sendpath_class_passes(sendpath_class *s, int paths, int side)
 {
-    if (config_get()->send_path != CONFIG_SEND_MEASURE ||
-        atomic_load_explicit(&s->decided, memory_order_acquire) != paths - 1 || s->paths != paths)
-        return false;
-    const unsigned every = atomic_load_explicit(&s->sample_every[side], memory_order_relaxed);
-    /* the call after this one's count is a sample: leave it to sendpath_choose, which counts
-     * it (another thread's call in between moves the sample by one, which is harmless) */
-    if (every && ((atomic_load_explicit(&s->calls[side], memory_order_relaxed) + 1) &
-                  (every - 1)) == 0)
-        return false;
-    atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
-    return true;
+    return config_get()->send_path == CONFIG_SEND_MEASURE &&
+           atomic_load_explicit(&s->decided, memory_order_acquire) == paths - 1 &&
+           s->paths == paths && !next_is_sample(s, side);
 }
 
 int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided)

@@ -96,12 +96,10 @@ static void memo_remember(const message *m, int64_t count, MPI_Datatype type, in
 {
     if (c->timed || c->trial >= 0 || c->path != SEND_BY_MPI)
         return;
-    sendpath_class *decided = config_get()->send_path == CONFIG_SEND_BY_MPI
-                                  ? NULL
-                                  : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes);
-    own_path[side] = (own_path_memo){type, count, generation,
-                                     decided || config_get()->send_path == CONFIG_SEND_BY_MPI,
-                                     decided};
+    const bool fixed = config_get()->send_path == CONFIG_SEND_BY_MPI;
+    sendpath_class *decided =
+        fixed ? NULL : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes);
+    own_path[side] = (own_path_memo){type, count, generation, fixed || decided, decided};
 }
 
 /* The path of a blocking send or receive (lib/core/sendpath.h), timed when it is a trial or
