@@ -16,6 +16,26 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
  * not recorded) */
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
+/* The epochs of a size class of non-blocking calls (sendpath_epoch_path): written under the
+ * table's lock; `seen`, `current` and `calls_now` also read by a call in the current epoch,
+ * and `watch` and `watch_after` by a call on the MPI's own path, which need no lock. */
+typedef struct {
+    bool began;
+    send_choice path; /* the current epoch's */
+    double start;
+    _Atomic unsigned long seen; /* sendpath_epoch_completions when the current epoch began */
+    _Atomic int current;        /* its path */
+    _Atomic int calls_now;      /* its calls that took no lock */
+    int locked_calls;           /* ... and those that did */
+    int calls;                  /* of the epoch before */
+    _Atomic int watch;          /* decided on the MPI's own path: WATCH_OFF, or which epoch */
+    _Atomic unsigned watch_after; /* see watch_after() */
+} epoch_state;
+
+/* A decided MPI's own path is watched in two epochs: the one under way when its count of calls
+ * runs out, then one timed whole. */
+enum { WATCH_OFF, WATCH_JOINING, WATCH_TIMING };
+
 /* Written under the table's lock. `decided` and `calls` are also read outside it, by a call
  * on a decided path that is not sampled (choose_decided): most calls, which then cost no
  * lock. */
@@ -37,6 +57,7 @@ struct size_class_state {
     double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
     trial samples[TRIAL_SIDES][TRIALS_OVERTAKEN_SAMPLES]; /* the latest, per side, in a ring */
     int sampled[TRIAL_SIDES];                              /* since the decision */
+    epoch_state epoch;                                     /* USE_NONBLOCKING only */
 };
 typedef struct size_class_state size_class_state;
 
@@ -136,6 +157,10 @@ static int trials_in_round(path_use use, int paths)
     return trial_block(use) + paths * trials_per_path(use);
 }
 
+/* A message's two ends follow one decision (sendpath.h): blocking calls and non-blocking
+ * epochs alike. */
+static bool two_ended(path_use use) { return use == USE_POINT_TO_POINT || use == USE_NONBLOCKING; }
+
 static bool warming_up(int t, path_use use) { return t < trial_block(use); }
 
 static int path_of_trial(int t, path_use use, int paths)
@@ -151,6 +176,25 @@ static int fixed_path(int paths)
     return config_get()->send_path == CONFIG_SEND_BY_MPI ? paths - 1 : 0;
 }
 
+/* Under the table's lock: the path of `choice` (its use, size class and side set) for `s`. */
+static void choose_locked(size_class_state *s, send_choice *choice, int paths)
+{
+    if (!s->paths)
+        s->paths = paths;
+    if (s->decided != UNDECIDED) {
+        /* a sample, or a call of another number of paths */
+        choice->path = s->decided < paths ? s->decided : 0;
+        choice->timed = s->paths == paths && s->sample_every[choice->side] > 0;
+        if (choice->timed)
+            atomic_fetch_add_explicit(&s->calls[choice->side], 1, memory_order_relaxed);
+    } else if (s->paths == paths && s->next < trials_in_round(choice->use, paths)) {
+        choice->trial = s->next++;
+        choice->timed = !warming_up(choice->trial, choice->use);
+        choice->path = path_of_trial(choice->trial, choice->use, paths);
+    } /* else: trials out, not all recorded yet: pack */
+    choice->round = s->round;
+}
+
 send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths, int side)
 {
     send_choice choice = {.path = fixed_path(paths), .trial = -1, .size_class = size_class(bytes),
@@ -161,30 +205,15 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
         return choice;
     pthread_mutex_lock(&t->lock);
     size_class_state *s = class_of(t, use, choice.size_class);
-    if (!s) {
-        pthread_mutex_unlock(&t->lock);
-        return choice;
-    }
-    if (!s->paths)
-        s->paths = paths;
-    if (s->decided != UNDECIDED) {
-        /* a sample, or a call of another number of paths */
-        choice.path = s->decided < paths ? s->decided : 0;
-        choice.timed = s->paths == paths && s->sample_every[side] > 0;
-        if (choice.timed)
-            atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
-    } else if (s->paths == paths && s->next < trials_in_round(use, paths)) {
-        choice.trial = s->next++;
-        choice.timed = !warming_up(choice.trial, use);
-        choice.path = path_of_trial(choice.trial, use, paths);
-    } /* else: trials out, not all recorded yet: pack */
-    choice.round = s->round;
+    if (s)
+        choose_locked(s, &choice, paths);
     pthread_mutex_unlock(&t->lock);
     return choice;
 }
 
 static const char *const use_names[PATH_USES] = {
     [USE_POINT_TO_POINT] = "point-to-point",
+    [USE_NONBLOCKING] = "non-blocking point-to-point",
     [USE_ALLTOALL] = "Alltoall",
     [USE_ALLTOALLV] = "Alltoallv",
     [USE_ALLTOALLW] = "Alltoallw",
@@ -223,6 +252,8 @@ static const char *side_name(int side, path_use use)
 {
     if (packs_itself(use) || file_access(use))
         return "call";
+    if (use == USE_NONBLOCKING)
+        return "epoch";
     return side == TRIAL_SEND ? "send" : "receive";
 }
 
@@ -303,7 +334,7 @@ static void measure_again(size_class_state *s)
 static void decide(size_class_state *s, path_use use, int size_class)
 {
     const bool close = trials_close(s->trials, s->recorded, s->paths);
-    if (use == USE_POINT_TO_POINT && s->round == 0 && close) {
+    if (two_ended(use) && s->round == 0 && close) {
         if (config_get()->explain) {
             char why[96];
             snprintf(why, sizeof why,
@@ -368,7 +399,7 @@ static void check_sample(size_class_state *s, path_use use, int size_class, int 
                          double seconds)
 {
     const double slower =
-        use == USE_POINT_TO_POINT ? SENDPATH_SLOWER : SENDPATH_SLOWER_COLLECTIVE;
+        two_ended(use) ? SENDPATH_SLOWER : SENDPATH_SLOWER_COLLECTIVE;
     s->samples[side][s->sampled[side]++ % TRIALS_OVERTAKEN_SAMPLES] =
         (trial){seconds, (unsigned char)side, (unsigned char)s->decided};
     trial latest[TRIAL_SIDES * TRIALS_OVERTAKEN_SAMPLES];
@@ -387,13 +418,9 @@ static void check_sample(size_class_state *s, path_use use, int size_class, int 
     }
 }
 
-void sendpath_record(analysis *a, const send_choice *c, double seconds)
+/* Under the table's lock: the time a call or an epoch chosen by choose_locked took. */
+static void record_locked(size_class_state *s, const send_choice *c, double seconds)
 {
-    sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
-    if (!c->timed || !t)
-        return;
-    pthread_mutex_lock(&t->lock);
-    size_class_state *s = t->classes[c->use][c->size_class]; /* made by the choice */
     if (c->round != s->round) {
         /* timed for a round since ended */
     } else if (c->trial >= 0) {
@@ -407,7 +434,146 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds)
     } else if (s->decided != UNDECIDED) {
         check_sample(s, c->use, c->size_class, c->side, seconds);
     }
+}
+
+void sendpath_record(analysis *a, const send_choice *c, double seconds)
+{
+    sendpath_table *t = atomic_load_explicit(&a->send_paths, memory_order_acquire);
+    if (!c->timed || !t)
+        return;
+    pthread_mutex_lock(&t->lock);
+    record_locked(t->classes[c->use][c->size_class], c, seconds); /* made by the choice */
     pthread_mutex_unlock(&t->lock);
+}
+
+/* ---- non-blocking epochs ---- */
+
+_Atomic bool sendpath_epochs_timed;
+_Atomic unsigned long sendpath_epoch_completions;
+
+/* The MPI's own path, decided, is watched after this many of its calls (counted in
+ * calls[TRIAL_SEND]); 0: never (the last round). Set with the decision, from the calls of the
+ * epoch that ended the trials: about every SENDPATH_SAMPLE_EVERY_MOST-th epoch. */
+static unsigned watch_after(const size_class_state *s)
+{
+    const unsigned calls = s->epoch.calls > 0 ? (unsigned)s->epoch.calls : 1;
+    return s->sample_every[TRIAL_SEND] ? SENDPATH_SAMPLE_EVERY_MOST * calls : 0;
+}
+
+/* A call on the decided MPI's own path that is not watched, counted (a count that runs out
+ * begins a watch: false). Threads' counts may race: a lost count only delays a watch. */
+static bool own_path_unwatched(size_class_state *s)
+{
+    if (atomic_load_explicit(&s->decided, memory_order_acquire) != SEND_BY_MPI ||
+        atomic_load_explicit(&s->epoch.watch, memory_order_relaxed) != WATCH_OFF)
+        return false;
+    const unsigned after = atomic_load_explicit(&s->epoch.watch_after, memory_order_relaxed);
+    if (!after)
+        return true;
+    const unsigned calls = atomic_load_explicit(&s->calls[TRIAL_SEND], memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->calls[TRIAL_SEND], calls, memory_order_relaxed);
+    return calls < after;
+}
+
+bool sendpath_epoch_class_passes(sendpath_class *s)
+{
+    return config_get()->send_path == CONFIG_SEND_MEASURE && s->paths == 2 &&
+           own_path_unwatched(s);
+}
+
+/* A call that needs no lock: one in the current epoch (no completion call since the last
+ * call), or on the decided MPI's own path while it is not watched. */
+static bool epoch_path_at_once(size_class_state *s, unsigned long completions, int *path)
+{
+    epoch_state *e = &s->epoch;
+    if (own_path_unwatched(s)) {
+        *path = SEND_BY_MPI;
+        return true;
+    }
+    if (atomic_load_explicit(&s->decided, memory_order_acquire) == SEND_BY_MPI &&
+        atomic_load_explicit(&e->watch, memory_order_relaxed) == WATCH_OFF)
+        return false; /* its count ran out: a watch begins */
+    if (atomic_load_explicit(&e->seen, memory_order_acquire) != completions)
+        return false;
+    *path = atomic_load_explicit(&e->current, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->calls_now, 1, memory_order_relaxed);
+    return true;
+}
+
+/* Under the table's lock, at the first call after a completion call: the epoch before ends
+ * (recorded if timed) and a new one begins, with its path (a trial, a packed path's sample,
+ * a watch's timed epoch). */
+static void next_epoch(size_class_state *s, int size_class, int undecided, double now)
+{
+    epoch_state *e = &s->epoch;
+    e->calls = atomic_exchange_explicit(&e->calls_now, 0, memory_order_relaxed) + e->locked_calls;
+    e->locked_calls = 0;
+    const int was_decided = s->decided;
+    if (e->began && e->path.timed)
+        record_locked(s, &e->path, now - e->start);
+    if (s->decided != was_decided)
+        atomic_store_explicit(&e->watch_after, watch_after(s), memory_order_relaxed);
+    send_choice c = {.path = undecided, .trial = -1, .size_class = size_class,
+                     .use = USE_NONBLOCKING, .side = TRIAL_SEND};
+    if (!s->paths)
+        s->paths = 2;
+    if (s->decided != SEND_BY_MPI)
+        e->watch = WATCH_OFF;
+    if (s->decided == SEND_BY_MPI) {
+        /* watched: the epoch under way when the count ran out, then one timed whole */
+        c.path = SEND_BY_MPI;
+        c.timed = e->watch == WATCH_JOINING;
+        e->watch = e->watch == WATCH_OFF ? WATCH_JOINING : c.timed ? WATCH_TIMING : WATCH_OFF;
+        if (e->watch == WATCH_OFF)
+            atomic_store_explicit(&s->calls[TRIAL_SEND], 0, memory_order_relaxed);
+    } else if (s->decided != UNDECIDED) {
+        c.path = s->decided;
+        c.timed = s->sample_every[TRIAL_SEND] > 0 && next_is_sample(s, TRIAL_SEND);
+        if (c.timed)
+            atomic_fetch_add_explicit(&s->calls[TRIAL_SEND], 1, memory_order_relaxed);
+    } else if (s->next < trials_in_round(USE_NONBLOCKING, 2)) {
+        c.trial = s->next++;
+        c.timed = !warming_up(c.trial, USE_NONBLOCKING);
+        c.path = c.timed ? path_of_trial(c.trial, USE_NONBLOCKING, 2) : undecided;
+    }
+    c.round = s->round;
+    e->path = c;
+    e->start = now;
+    e->began = true;
+    atomic_store_explicit(&e->current, c.path, memory_order_relaxed);
+}
+
+int sendpath_epoch_path(analysis *a, int64_t bytes, int undecided, sendpath_clock clock)
+{
+    sendpath_table *t;
+    if (config_get()->send_path != CONFIG_SEND_MEASURE)
+        return fixed_path(2);
+    if (!(t = table_of(a)))
+        return undecided;
+    const int cls = size_class(bytes);
+    const unsigned long completions =
+        atomic_load_explicit(&sendpath_epoch_completions, memory_order_relaxed);
+    size_class_state *s =
+        atomic_load_explicit(&t->classes[USE_NONBLOCKING][cls], memory_order_acquire);
+    int path;
+    if (s && epoch_path_at_once(s, completions, &path))
+        return path;
+    pthread_mutex_lock(&t->lock);
+    s = class_of(t, USE_NONBLOCKING, cls);
+    path = undecided;
+    if (s) {
+        atomic_store_explicit(&sendpath_epochs_timed, true, memory_order_relaxed);
+        epoch_state *e = &s->epoch;
+        if (!e->began || atomic_load_explicit(&e->seen, memory_order_relaxed) != completions ||
+            (s->decided == SEND_BY_MPI && e->watch == WATCH_OFF)) {
+            next_epoch(s, cls, undecided, clock());
+            atomic_store_explicit(&e->seen, completions, memory_order_release);
+        }
+        e->locked_calls++;
+        path = e->path.path;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return path;
 }
 
 sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes)

@@ -14,12 +14,14 @@
  * decides from the sum of the median send and the median receive time. Both ranks of an
  * exchange time the same turns and reach the same decision unless the two paths
  * are within noise, where the margin favours the MPI's own; and if they still decide apart,
- * the samples below find it. Non-blocking calls use a decided path, or pack until one is
- * decided (the MPI_PACKED bytes match either end's path).
+ * the samples below find it. Non-blocking calls use a decided path; until there is one, their
+ * own path, timed by epochs (sendpath_epoch_path; the MPI_PACKED bytes match either end's
+ * path).
  * MEMCOMM_SEND_PATH=packed or =mpi fixes the path of every use; =measure is the default. */
 #ifndef MEMCOMM_SENDPATH_H
 #define MEMCOMM_SENDPATH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +36,7 @@ typedef enum { SEND_PACKED, SEND_BY_MPI } send_path;
  * system's part included; each rank decides for its own memory). */
 typedef enum {
     USE_POINT_TO_POINT,
+    USE_NONBLOCKING, /* epochs of non-blocking point-to-point calls (sendpath_epoch_join) */
     USE_ALLTOALL,
     USE_ALLTOALLV,
     USE_ALLTOALLW,
@@ -105,6 +108,37 @@ void sendpath_record(analysis *a, const send_choice *c, double seconds);
  * until then. */
 int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided);
 
+/* Non-blocking point-to-point calls of a type and size no blocking call has decided
+ * (sendpath_untimed): a call's own time says nothing of its message, so memcomm times epochs.
+ * An epoch of a size class begins with its first call after a completion call (MPI_Wait,
+ * MPI_Waitall, ... in any binding, sendpath_epoch_boundary) and lasts until the next such
+ * call of the class: a halo exchange's posts, its Waitall and what the program does until its
+ * next exchange. Every call in an epoch takes the epoch's path, and its length is one trial
+ * of USE_NONBLOCKING; both ends of an exchange count their epochs alike, as they count
+ * blocking calls. Measured from one start to the next, an epoch times the MPI's own path
+ * with no request of it remembered, exactly as the program runs it without memcomm (and
+ * work between exchanges, the same on both paths, only makes the paths closer, which keeps
+ * the MPI's own). A decided packed path's epochs are sampled as blocking calls are; the
+ * decided MPI's own path costs no lock, but about every SENDPATH_SAMPLE_EVERY_MOST-th epoch
+ * two are timed (the one under way, then one whole) and checked as a sample. `undecided`
+ * is the path of the warm-up epochs and of a call nothing can measure; `clock` is read only
+ * when an epoch begins (PMPI_Wtime; tests inject theirs). */
+typedef double (*sendpath_clock)(void);
+int sendpath_epoch_path(analysis *a, int64_t bytes, int undecided, sendpath_clock clock);
+
+/* A completion call: the next call of each class begins an epoch. One relaxed load while no
+ * class has epochs. */
+extern _Atomic bool sendpath_epochs_timed;
+extern _Atomic unsigned long sendpath_epoch_completions;
+static inline void sendpath_epoch_boundary(void)
+{
+    if (atomic_load_explicit(&sendpath_epochs_timed, memory_order_relaxed))
+        atomic_store_explicit(
+            &sendpath_epoch_completions,
+            atomic_load_explicit(&sendpath_epoch_completions, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+}
+
 /* The measurements of one use and size class of a type, for a caller that keeps a pointer
  * to them while the analysis lives (lib/interpose/p2p.c's per-thread memo); NULL when there
  * are none yet. */
@@ -115,6 +149,10 @@ sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes);
  * decision is the MPI's own path among `paths`, and this call is not one to sample. Counted
  * as one of the decided path's calls if so; false tells the caller to ask sendpath_choose. */
 bool sendpath_class_passes(sendpath_class *c, int paths, int side);
+
+/* Whether the next non-blocking call of `c` (USE_NONBLOCKING's) goes to the decided MPI's
+ * own path at once, and counted if so (sendpath_class_passes for epochs). */
+bool sendpath_epoch_class_passes(sendpath_class *c);
 
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);

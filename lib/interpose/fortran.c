@@ -27,6 +27,7 @@
 #include "../base/alloc.h"
 #include "../base/forklock.h"
 #include "../base/fortran_names.h"
+#include "../core/sendpath.h"
 #include "../p2p/requests.h"
 #include "entry.h"
 
@@ -326,6 +327,7 @@ static void status_out(const binding *b, const one_status *s, fint *status)
 static void f_wait(binding *b, fint *request, fint *status, fint *ierr)
 {
     entry_fn own_call;
+    sendpath_epoch_boundary();
     if (!requests_outstanding() && (own_call = binding_entry(b, WAIT))) {
         ((wait_fn)own_call)(request, status, ierr);
         return;
@@ -345,6 +347,7 @@ static void f_wait(binding *b, fint *request, fint *status, fint *ierr)
 static void f_test(binding *b, fint *request, fint *flag, fint *status, fint *ierr)
 {
     entry_fn own_call;
+    sendpath_epoch_boundary();
     if (!requests_outstanding() && (own_call = binding_entry(b, TEST))) {
         ((test_fn)own_call)(request, flag, status, ierr);
         return;
@@ -368,6 +371,7 @@ static void f_all(binding *b, bool blocking, fint *count, fint *requests, fint *
                   fint *statuses, fint *ierr)
 {
     entry_fn own_call;
+    sendpath_epoch_boundary();
     if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITALL : TESTALL))) {
         if (blocking)
             ((waitall_fn)own_call)(count, requests, statuses, ierr);
@@ -399,6 +403,7 @@ static void f_any(binding *b, bool blocking, fint *count, fint *requests, fint *
                   fint *flag, fint *status, fint *ierr)
 {
     entry_fn own_call;
+    sendpath_epoch_boundary();
     if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITANY : TESTANY))) {
         if (blocking)
             ((waitany_fn)own_call)(count, requests, index, status, ierr);
@@ -433,6 +438,7 @@ static void f_some(binding *b, bool blocking, fint *incount, fint *requests, fin
                    fint *indices, fint *statuses, fint *ierr)
 {
     entry_fn own_call;
+    sendpath_epoch_boundary();
     if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITSOME : TESTSOME))) {
         ((some_fn)own_call)(incount, requests, outcount, indices, statuses, ierr);
         return;

@@ -10,6 +10,7 @@
 #include "../core/typecache.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/message.h"
+#include "../p2p/own_path.h"
 #include "entry.h"
 
 /* For a message memcomm carries, in a call that is not timed: its path is the one measured
@@ -62,44 +63,17 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
         return NAME##_carried ARGS;                                                            \
     }
 
-/* A thread's last blocking send and receive that went to the MPI's own path by a decision:
- * the next of the same type and count on the same side goes there at once, with no look at
- * the type (about 240 instructions, the most of what memcomm cost such a call), while no
- * cached type has been freed since (the type, its analysis and its measurements are then
- * alive) and the decision and the sampling allow (sendpath_class_passes). Whatever memcomm
- * would check of the call on the way (its buffer, an overflow, overlapping entries), a call
- * on the MPI's own path reaches the MPI as it came. */
-typedef struct {
-    MPI_Datatype type;
-    int64_t count;
-    uint64_t generation;
-    bool valid;
-    sendpath_class *decided; /* NULL: the MPI's own path by MEMCOMM_SEND_PATH=mpi */
-} own_path_memo;
-
-static _Thread_local __attribute__((tls_model("initial-exec"))) own_path_memo
-    own_path[TRIAL_SIDES];
-
-static bool memo_passes(MPI_Datatype type, int64_t count, int side)
-{
-    const own_path_memo *m = &own_path[side];
-    return m->valid && m->type == type && m->count == count &&
-           m->generation == typecache_generation() &&
-           (m->decided ? sendpath_class_passes(m->decided, 2, side)
-                       : config_get()->send_path == CONFIG_SEND_BY_MPI);
-}
-
-/* After a call that went to the MPI's own path by a decision, not timed; `generation`: read
- * before the type was looked up. */
+/* After a blocking call that went to the MPI's own path by a decision, not timed
+ * (lib/p2p/own_path.h); `generation`: read before the type was looked up. */
 static void memo_remember(const message *m, int64_t count, MPI_Datatype type, int side,
                           uint64_t generation, const send_choice *c)
 {
     if (c->timed || c->trial >= 0 || c->path != SEND_BY_MPI)
         return;
     const bool fixed = config_get()->send_path == CONFIG_SEND_BY_MPI;
-    sendpath_class *decided =
-        fixed ? NULL : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes);
-    own_path[side] = (own_path_memo){type, count, generation, fixed || decided, decided};
+    own_path_remember(type, count, side, generation,
+                      fixed ? NULL : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes),
+                      fixed);
 }
 
 /* The path of a blocking send or receive (lib/core/sendpath.h), timed when it is a trial or
@@ -134,7 +108,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                                                         MPI_Datatype type, int dest, int tag,  \
                                                         MPI_Comm comm)                         \
     {                                                                                          \
-        if (memo_passes(type, count, TRIAL_SEND))                                              \
+        if (own_path_passes(type, count, TRIAL_SEND))                                              \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \
@@ -159,7 +133,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                                                         int tag, MPI_Comm comm,                \
                                                         MPI_Status *status)                    \
     {                                                                                          \
-        if (memo_passes(type, count, TRIAL_RECEIVE))                                           \
+        if (own_path_passes(type, count, TRIAL_RECEIVE))                                           \
             return PNAME(buf, count, type, source, tag, comm, status);                         \
         const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \

@@ -6,26 +6,45 @@
  * unpacks receives and gives buffers back. With no carried request outstanding, they go to
  * the MPI after one atomic load. */
 #include "../base/mpiutil.h"
+#include "../core/config.h"
+#include "../core/typecache.h"
 #include "entry.h"
 #include "../p2p/bufpool.h"
 #include "../p2p/completion.h"
 #include "../p2p/message.h"
+#include "../p2p/own_path.h"
 #include "../p2p/requests.h"
 
-/* A carried message for a request: packed now (`fill`) or a buffer to land in, and nothing
- * given back yet. False when memcomm leaves the side to the MPI (also when memory is short). */
+/* A carried message for a request, in the reserved `*slot`: packed now (`fill`) or a buffer
+ * to land in; nothing given back yet. False when memcomm leaves the side to the MPI (also
+ * when memory is short or requests_reserve says no). The path: the one blocking calls of the
+ * type and size decided, or, for a call that is not persistent, its epoch's
+ * (sendpath_epoch_path); a persistent request keeps the path decided so far. */
 static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
-                  bool persistent, bool fill, carried_request *c)
+                  bool persistent, bool fill, carried_request *c, request_entry **slot)
 {
     *c = (carried_request){0};
+    if (!persistent && own_path_passes(type, count, OWN_PATH_NONBLOCKING))
+        return false;
+    const uint64_t generation = typecache_generation();
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;
-    if (!requests_may_start()) {
-        message_done(&c->m);
-        return false;
+    enum { UNDECIDED = -1 };
+    const int undecided = message_undecided_path(&c->m);
+    int path = sendpath_untimed(c->m.analysis, USE_POINT_TO_POINT, c->m.bytes, 2, UNDECIDED);
+    if (path == UNDECIDED && persistent)
+        path = sendpath_untimed(c->m.analysis, USE_NONBLOCKING, c->m.bytes, 2, undecided);
+    else if (path == UNDECIDED)
+        path = sendpath_epoch_path(c->m.analysis, c->m.bytes, undecided, PMPI_Wtime);
+    if (path == SEND_BY_MPI && !persistent) {
+        const bool fixed = config_get()->send_path == CONFIG_SEND_BY_MPI;
+        own_path_remember(type, count, OWN_PATH_NONBLOCKING, generation,
+                          fixed ? NULL
+                                : sendpath_class_of(c->m.analysis, USE_NONBLOCKING, c->m.bytes),
+                          fixed);
     }
-    if (message_left_to_mpi(&c->m, USE_POINT_TO_POINT)) {
-        message_done(&c->m); /* the MPI's own path measured faster for this type */
+    if (path == SEND_BY_MPI || !(*slot = requests_reserve())) {
+        message_done(&c->m); /* the MPI's own path measured faster, or no request may start */
         return false;
     }
     c->receive = receive;
@@ -33,9 +52,11 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     c->buf = (void *)buf;
     c->count = count;
     c->packed = fill ? message_pack(&c->m, buf, count) : message_staging(&c->m, buf);
-    if (!c->packed)
-        message_done(&c->m);
-    return c->packed != NULL;
+    if (c->packed)
+        return true;
+    requests_unreserve(*slot);
+    message_done(&c->m);
+    return false;
 }
 
 #define ISEND_SHIM(NAME, PNAME, PERSISTENT, COUNT_T)                                           \
@@ -45,8 +66,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
-        if (!carry(buf, count, type, dest, false, PERSISTENT, !(PERSISTENT), &c) ||            \
-            !(slot = requests_reserve_for(&c)))                                                \
+        if (!carry(buf, count, type, dest, false, PERSISTENT, !(PERSISTENT), &c, &slot))       \
             return requests_passed(PNAME(buf, count, type, dest, tag, comm, request),          \
                                    request);                                                   \
         return requests_started(                                                               \
@@ -61,8 +81,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
-        if (!carry(buf, count, type, source, true, PERSISTENT, false, &c) ||                   \
-            !(slot = requests_reserve_for(&c)))                                                \
+        if (!carry(buf, count, type, source, true, PERSISTENT, false, &c, &slot))              \
             return requests_passed(PNAME(buf, count, type, source, tag, comm, request),        \
                                    request);                                                   \
         return requests_started(                                                               \
@@ -79,8 +98,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
         if (!msg || *msg == MPI_MESSAGE_NO_PROC ||                                             \
-            !carry(buf, count, type, 0, true, false, false, &c) ||                             \
-            !(slot = requests_reserve_for(&c)))                                                \
+            !carry(buf, count, type, 0, true, false, false, &c, &slot))                        \
             return requests_passed(PNAME(buf, count, type, msg, request), request);            \
         return requests_started(                                                               \
             PNAME(c.packed, (COUNT_T)c.m.bytes, MPI_PACKED, msg, request), request, &c, slot); \
@@ -98,8 +116,7 @@ static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, b
     {                                                                                          \
         carried_request c;                                                                     \
         request_entry *slot;                                                                   \
-        if (!carry(sendbuf, sendcount, sendtype, dest, false, false, true, &c) ||              \
-            !(slot = requests_reserve_for(&c)))                                                \
+        if (!carry(sendbuf, sendcount, sendtype, dest, false, false, true, &c, &slot))         \
             return requests_passed(PNAME(sendbuf, sendcount, sendtype, dest, sendtag,          \
                                          recvbuf, recvcount, recvtype, source, recvtag, comm,  \
                                          request),                                             \
@@ -179,6 +196,7 @@ INTERPOSE(int, MPI_Request_free, (MPI_Request *request))
 
 INTERPOSE(int, MPI_Wait, (MPI_Request *request, MPI_Status *status))
 {
+    sendpath_epoch_boundary();
     if (!request || !requests_outstanding())
         return PMPI_Wait(request, status);
     return completion_test(request, NULL, status, true);
@@ -186,6 +204,7 @@ INTERPOSE(int, MPI_Wait, (MPI_Request *request, MPI_Status *status))
 
 INTERPOSE(int, MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status))
 {
+    sendpath_epoch_boundary();
     if (!request || !flag || !requests_outstanding())
         return PMPI_Test(request, flag, status);
     return completion_test(request, flag, status, false);
@@ -193,6 +212,7 @@ INTERPOSE(int, MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status))
 
 INTERPOSE(int, MPI_Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]))
 {
+    sendpath_epoch_boundary();
     if (count <= 0 || !requests || !requests_outstanding())
         return PMPI_Waitall(count, requests, statuses);
     return completion_testall(count, requests, NULL, statuses, true);
@@ -200,6 +220,7 @@ INTERPOSE(int, MPI_Waitall, (int count, MPI_Request requests[], MPI_Status statu
 
 INTERPOSE(int, MPI_Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]))
 {
+    sendpath_epoch_boundary();
     if (count <= 0 || !requests || !flag || !requests_outstanding())
         return PMPI_Testall(count, requests, flag, statuses);
     return completion_testall(count, requests, flag, statuses, false);
@@ -207,6 +228,7 @@ INTERPOSE(int, MPI_Testall, (int count, MPI_Request requests[], int *flag, MPI_S
 
 INTERPOSE(int, MPI_Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
 {
+    sendpath_epoch_boundary();
     if (count <= 0 || !requests || !index || !requests_outstanding())
         return PMPI_Waitany(count, requests, index, status);
     return completion_testany(count, requests, index, NULL, status, true);
@@ -215,6 +237,7 @@ INTERPOSE(int, MPI_Waitany, (int count, MPI_Request requests[], int *index, MPI_
 INTERPOSE(int, MPI_Testany, (int count, MPI_Request requests[], int *index, int *flag,
                        MPI_Status *status))
 {
+    sendpath_epoch_boundary();
     if (count <= 0 || !requests || !index || !flag || !requests_outstanding())
         return PMPI_Testany(count, requests, index, flag, status);
     return completion_testany(count, requests, index, flag, status, false);
@@ -223,6 +246,7 @@ INTERPOSE(int, MPI_Testany, (int count, MPI_Request requests[], int *index, int 
 INTERPOSE(int, MPI_Waitsome, (int incount, MPI_Request requests[], int *outcount, int indices[],
                         MPI_Status statuses[]))
 {
+    sendpath_epoch_boundary();
     if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     return completion_testsome(incount, requests, outcount, indices, statuses, true);
@@ -231,6 +255,7 @@ INTERPOSE(int, MPI_Waitsome, (int incount, MPI_Request requests[], int *outcount
 INTERPOSE(int, MPI_Testsome, (int incount, MPI_Request requests[], int *outcount, int indices[],
                         MPI_Status statuses[]))
 {
+    sendpath_epoch_boundary();
     if (incount <= 0 || !requests || !outcount || !indices || !requests_outstanding())
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return completion_testsome(incount, requests, outcount, indices, statuses, false);

@@ -73,29 +73,54 @@ static header *fresh_buffer(int64_t capacity)
     return h;
 }
 
-static header *free_list; /* smallest first */
+/* Kept buffers in bins by capacity, bin b holding capacities in [2^b, 2^(b+1)), each a list
+ * with the latest first. One list sorted by size was walked from the smallest: after a
+ * program's 2,000 small messages in flight, every take and give of a 32 KiB buffer walked
+ * past their 2,000 headers (cache misses), and 64 such messages each way took 3.7 ms a round
+ * packed where they took 1.6 ms with an empty pool (MPICH, 64 columns of 4,096 doubles). */
+enum { BINS = 64, FIT_TRIES = 8 };
+static header *bins[BINS];
 static int64_t kept_bytes, used_bytes;
+
+static int bin_of(int64_t capacity) { return 63 - __builtin_clzll((unsigned long long)capacity); }
+
+/* Under the lock: a kept buffer of at least `bytes`, out of its bin; NULL if none. In the
+ * bin of `bytes` a few of the latest are tried (a large message's capacities differ within a
+ * bin); any buffer of a higher bin is large enough. */
+static header *take_kept(int64_t bytes)
+{
+    const int first = bin_of(bytes);
+    header **link = &bins[first];
+    for (int tries = 0; *link && tries < FIT_TRIES; tries++, link = &(*link)->next)
+        if ((*link)->capacity >= bytes) {
+            header *h = *link;
+            *link = h->next;
+            return h;
+        }
+    for (int b = first + 1; b < BINS; b++)
+        if (bins[b]) {
+            header *h = bins[b];
+            bins[b] = h->next;
+            return h;
+        }
+    return NULL;
+}
 
 void *bufpool_take(int64_t bytes)
 {
     int64_t capacity = capacity_for(bytes);
     pthread_mutex_lock(&lock);
-    header **link = &free_list;
-    while (*link && (*link)->capacity < bytes)
-        link = &(*link)->next;
-    header *h = *link;
+    header *h = take_kept(bytes);
     if (h)
         capacity = h->capacity;
     bool within = capacity <= config_get()->inflight_bytes - used_bytes;
     if (within) {
         used_bytes += capacity;
-        if (h) {
-            *link = h->next;
+        if (h)
             kept_bytes -= h->capacity;
-            /* the next take's header: many small messages in flight cycle through more
-             * buffers than the caches hold, and the walk above would wait on it */
-            __builtin_prefetch(h->next, 1);
-        }
+    } else if (h) { /* not taken: back where it was */
+        h->next = bins[bin_of(h->capacity)];
+        bins[bin_of(h->capacity)] = h;
     }
     pthread_mutex_unlock(&lock);
     if (!within)
@@ -128,18 +153,16 @@ void bufpool_give(void *buffer)
     }
     /* smaller kept ones make room for the latest, which is the likeliest to be asked for */
     header *evicted = NULL;
-    while (free_list && kept_bytes + h->capacity > bound) {
-        header *smallest = free_list;
-        free_list = smallest->next;
-        kept_bytes -= smallest->capacity;
-        smallest->next = evicted;
-        evicted = smallest;
-    }
-    header **link = &free_list;
-    while (*link && (*link)->capacity < h->capacity)
-        link = &(*link)->next;
-    h->next = *link;
-    *link = h;
+    for (int b = 0; b < BINS && kept_bytes + h->capacity > bound; b++)
+        while (bins[b] && kept_bytes + h->capacity > bound) {
+            header *smallest = bins[b];
+            bins[b] = smallest->next;
+            kept_bytes -= smallest->capacity;
+            smallest->next = evicted;
+            evicted = smallest;
+        }
+    h->next = bins[bin_of(h->capacity)];
+    bins[bin_of(h->capacity)] = h;
     kept_bytes += h->capacity;
     pthread_mutex_unlock(&lock);
     while (evicted) {
@@ -155,14 +178,20 @@ void bufpool_fork_unlock(bool child) { forklock_release(&lock, child); }
 
 void bufpool_drain(void)
 {
+    header *all = NULL;
     pthread_mutex_lock(&lock);
-    header *h = free_list;
-    free_list = NULL;
+    for (int b = 0; b < BINS; b++)
+        while (bins[b]) {
+            header *h = bins[b];
+            bins[b] = h->next;
+            h->next = all;
+            all = h;
+        }
     kept_bytes = 0;
     pthread_mutex_unlock(&lock);
-    while (h) {
-        header *next = h->next;
-        free(h);
-        h = next;
+    while (all) {
+        header *next = all->next;
+        free(all);
+        all = next;
     }
 }

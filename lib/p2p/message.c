@@ -79,10 +79,15 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     return true;
 }
 
+int message_undecided_path(const message *m)
+{
+    return long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
+}
+
 bool message_left_to_mpi(const message *m, path_use use)
 {
-    const int undecided = long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
-    return sendpath_untimed(m->analysis, use, m->bytes, 2, undecided) == SEND_BY_MPI;
+    return sendpath_untimed(m->analysis, use, m->bytes, 2, message_undecided_path(m)) ==
+           SEND_BY_MPI;
 }
 
 void *message_staging(const message *m, const void *buf)

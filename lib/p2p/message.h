@@ -123,6 +123,10 @@ static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype 
  * (lib/core/sendpath.h) is the MPI's; until there is one, only types of long blocks. */
 bool message_left_to_mpi(const message *m, path_use use);
 
+/* The path of this message while nothing is measured: the MPI's own for types of long
+ * blocks, packed otherwise. */
+int message_undecided_path(const message *m);
+
 /* A pooled buffer for the packed bytes of a message whose instances are at `buf`; NULL when
  * memory is short or `buf` is a GPU's memory, which memcomm's kernels cannot touch (the
  * caller then hands the call to the MPI). Only a call memcomm packs asks: whether a

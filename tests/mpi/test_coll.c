@@ -65,6 +65,7 @@ static bool large_count;
 static bool neighbour;
 static MPI_Comm neighbourhood = MPI_COMM_NULL;
 static long long failures, compared, overlapping, unstable, neighbour_calls, pack_differs;
+static char case_recipe[1024]; /* of the last random type made, said if its case differs */
 
 #if MEMCOMM_HAVE_LARGE_COUNT
 #define FORM(CALL, ...) (large_count ? CALL##_c(__VA_ARGS__) : CALL(__VA_ARGS__))
@@ -481,6 +482,8 @@ static void run_call(call how, side *send, side *recv, const side *to, const sid
                 large_count ? "_c" : "", form_names[form], form ? ", completed by " : "",
                 form ? completion_names[completion] : "", what, error_class(rc),
                 error_class(ref), at, recv->span);
+        if (strncmp(what, "random case", 11) == 0)
+            fprintf(stderr, "test_coll: rank %d: its (last) type: %s\n", rank, case_recipe);
     }
     free(want);
 }
@@ -529,6 +532,7 @@ static MPI_Datatype case_type(uint64_t seed, long long c, call how, int from, in
     uint64_t pair = how == C_ALLTOALLW ? (uint64_t)(from * 16 + to + 1) : 0;
     rng r = {seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull) ^ (pair * 0x9E3779B97F4A7C15ull)};
     recipe *rec = recipe_random(&r, (int)rng_range(&r, 1, 3));
+    recipe_describe(rec, case_recipe, sizeof case_recipe);
     /* Intel MPI 2021's own MPI_Gather corrupts the heap, alone, on 3 ranks, on derived types
      * of MPI_LONG_DOUBLE_INT (hindexed_c(lens={3,3,3}, displs={98,136,64},
      * MPI_LONG_DOUBLE_INT), seed 20261124 case 116) and on types whose instances overlap

@@ -1,6 +1,7 @@
 /* The path decisions' state machine (lib/core/sendpath.c) on injected times: which path a run
- * of blocking calls settles on, and when it measures again, deterministically (the times are
- * what each scenario says the path costs, with a seeded noise; no clock is read). */
+ * of blocking calls, or of epochs of non-blocking calls, settles on, and when it measures
+ * again, deterministically (the times are what each scenario says the path costs, with a
+ * seeded noise; no clock is read). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -252,6 +253,115 @@ static void test_memo_passes_between_samples(void)
     }
 }
 
+/* ---- non-blocking epochs: injected times ---- */
+
+static double fake_now;
+static double fake_clock(void) { return fake_now; }
+
+/* One exchange of `calls` non-blocking calls and a completion call: the epoch's path (every
+ * call must take the same), its time (the scenario's cost of that path) added to the clock. */
+static int one_epoch(analysis *a, scenario *s, int n, int calls)
+{
+    const int path = sendpath_epoch_path(a, BYTES, PACKED, fake_clock);
+    for (int k = 1; k < calls; k++)
+        CHECK(sendpath_epoch_path(a, BYTES, PACKED, fake_clock) == path);
+    const double *cost = s->change && n >= s->change ? s->after : s->cost;
+    const double burst = path == BY_MPI && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
+    fake_now += noisy(s, cost[path] * burst);
+    sendpath_epoch_boundary();
+    return path;
+}
+
+static int epochs_until_decided(analysis *a, scenario *s, int *n, int max)
+{
+    while (decision(a, USE_NONBLOCKING) == UNDECIDED && *n < max)
+        one_epoch(a, s, (*n)++, 8);
+    return decision(a, USE_NONBLOCKING);
+}
+
+static void test_epochs_choose_the_faster(void)
+{
+    for (int winner = 0; winner < PATHS; winner++) {
+        analysis a = {0};
+        scenario s = {.cost = {winner == PACKED ? 1e-3 : 1.6e-3, winner == PACKED ? 1.6e-3 : 1e-3},
+                      .noise = 0.05, .seed = 3};
+        int n = 0;
+        CHECK(epochs_until_decided(&a, &s, &n, 100) == winner);
+        CHECK(n <= 2 * (3 + 2 * 6)); /* two rounds of a warm-up block and two blocks a path */
+        sendpath_free(&a);
+    }
+}
+
+/* Paths within noise of each other: the MPI's own, in nearly every seed. */
+static void test_epochs_noise_keeps_the_mpi(void)
+{
+    int packed = 0;
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        analysis a = {0};
+        scenario s = {.cost = {0.97e-3, 1e-3}, .noise = 0.15, .seed = seed};
+        int n = 0;
+        packed += epochs_until_decided(&a, &s, &n, 200) == PACKED;
+        sendpath_free(&a);
+    }
+    CHECK(packed <= 1);
+}
+
+/* An epoch of 8 calls as lib/interpose/p2p_requests.c makes them once the MPI's own path is
+ * decided: each passes at once (a thread's memo) or asks; the epoch's path, and the calls
+ * that asked added to `*asked`. */
+static int epoch_with_memo(analysis *a, sendpath_class *c, scenario *s, int n, int *asked)
+{
+    int path = BY_MPI;
+    for (int call = 0; call < 8; call++)
+        if (!sendpath_epoch_class_passes(c)) {
+            ++*asked;
+            path = sendpath_epoch_path(a, BYTES, PACKED, fake_clock);
+        }
+    const double *cost = s->change && n >= s->change ? s->after : s->cost;
+    fake_now += cost[path];
+    sendpath_epoch_boundary();
+    return path;
+}
+
+/* The decided MPI's own path passes without the lock between watches, is watched about every
+ * SENDPATH_SAMPLE_EVERY_MOST-th epoch, and measured again when it turns slow. */
+static void test_epochs_own_path_watched(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {3e-3, 1e-3}, .after = {3e-3, 12e-3}, .seed = 5};
+    int n = 0;
+    CHECK(epochs_until_decided(&a, &s, &n, 100) == BY_MPI);
+    sendpath_class *c = sendpath_class_of(&a, USE_NONBLOCKING, BYTES);
+    CHECK(c != NULL);
+    int asked = 0;
+    for (int k = 0; c && k < 3 * SENDPATH_SAMPLE_EVERY_MOST; k++, n++)
+        CHECK(epoch_with_memo(&a, c, &s, n, &asked) == BY_MPI);
+    /* watches: about two epochs of 8 calls each every 64 epochs */
+    CHECK(asked > 0 && asked <= 3 * 3 * 8);
+    /* the MPI's own path turns twelve times slower: three slow watches, trials, packing */
+    s.change = n;
+    int epochs = 0;
+    while (c && epochs < 6 * SENDPATH_SAMPLE_EVERY_MOST && decision(&a, USE_NONBLOCKING) != PACKED)
+        epoch_with_memo(&a, c, &s, n++, &asked), epochs++;
+    CHECK(decision(&a, USE_NONBLOCKING) == PACKED);
+    CHECK(epochs > 2 * SENDPATH_SAMPLE_EVERY_MOST); /* not before the third watch */
+    sendpath_free(&a);
+}
+
+/* A decided packed path whose epochs turn slow: measured again, and the MPI's own chosen. */
+static void test_epochs_packed_turning_slow(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {1e-3, 3e-3}, .after = {9e-3, 3e-3}, .seed = 7};
+    int n = 0;
+    CHECK(epochs_until_decided(&a, &s, &n, 100) == PACKED);
+    s.change = n;
+    for (int k = 0; k < 200 && decision(&a, USE_NONBLOCKING) != BY_MPI; k++)
+        one_epoch(&a, &s, n++, 8);
+    CHECK(decision(&a, USE_NONBLOCKING) == BY_MPI);
+    sendpath_free(&a);
+}
+
 int main(void)
 {
     test_a_clear_winner();
@@ -263,6 +373,10 @@ int main(void)
     test_short_calls_sampled_less();
     test_close_rounds_must_agree();
     test_memo_passes_between_samples();
+    test_epochs_choose_the_faster();
+    test_epochs_noise_keeps_the_mpi();
+    test_epochs_own_path_watched();
+    test_epochs_packed_turning_slow();
     if (failures)
         fprintf(stderr, "test_sendpath: %d checks failed\n", failures);
     else
