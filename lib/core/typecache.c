@@ -108,9 +108,7 @@ static void release_value(analysis *a)
         analysis_release(a);
 }
 
-static _Atomic uint64_t freed;
-
-uint64_t typecache_generation(void) { return atomic_load_explicit(&freed, memory_order_acquire); }
+_Atomic uint64_t typecache_freed;
 
 static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
 {
@@ -120,7 +118,7 @@ static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
     pthread_rwlock_wrlock(&lock);
     analysis *a = remove_locked(key_of(type));
     pthread_rwlock_unlock(&lock);
-    atomic_fetch_add_explicit(&freed, 1, memory_order_release);
+    atomic_fetch_add_explicit(&typecache_freed, 1, memory_order_release);
     release_value(a);
     return MPI_SUCCESS;
 }
@@ -155,7 +153,7 @@ static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
         pthread_rwlock_wrlock(&lock);
         release_value(remove_locked(key_of(type)));
         pthread_rwlock_unlock(&lock);
-        atomic_fetch_add_explicit(&freed, 1, memory_order_release); /* for last_found */
+        atomic_fetch_add_explicit(&typecache_freed, 1, memory_order_release); /* for last_found */
     }
 }
 
@@ -235,7 +233,7 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
 analysis *typecache_acquire(MPI_Datatype type)
 {
     uint64_t key = key_of(type);
-    const uint64_t generation = atomic_load_explicit(&freed, memory_order_acquire);
+    const uint64_t generation = typecache_generation();
     if (last_found.value && last_found.key == key && last_found.generation == generation) {
         analysis_retain(last_found.value);
         return last_found.value;
@@ -296,7 +294,7 @@ void typecache_shutdown(void)
     free(table);
     table = NULL;
     cap = used = 0;
-    atomic_fetch_add_explicit(&freed, 1, memory_order_release); /* for last_found */
+    atomic_fetch_add_explicit(&typecache_freed, 1, memory_order_release); /* for last_found */
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Type_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;

@@ -12,6 +12,7 @@
 #define MEMCOMM_TYPECACHE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "analysis.h"
@@ -20,8 +21,13 @@
 analysis *typecache_acquire(MPI_Datatype type);
 
 /* How many cached types have been freed so far: an answer kept for a call's types (handles,
- * which the MPI may give to a new type once one is freed) holds while this is unchanged. */
-uint64_t typecache_generation(void);
+ * which the MPI may give to a new type once one is freed) holds while this is unchanged.
+ * Inline: a call that a thread's memo passes (lib/p2p/own_path.h) reads it. */
+extern _Atomic uint64_t typecache_freed;
+static inline uint64_t typecache_generation(void)
+{
+    return atomic_load_explicit(&typecache_freed, memory_order_acquire);
+}
 
 /* Hooks called after the MPI's own commit / dup succeeded. */
 void typecache_on_commit(MPI_Datatype type);

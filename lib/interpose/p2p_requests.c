@@ -20,12 +20,13 @@
  * when memory is short or requests_reserve says no). The path: the one blocking calls of the
  * type and size decided, or, for a call that is not persistent, its epoch's
  * (sendpath_epoch_path); a persistent request keeps the path decided so far. */
-static bool carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
-                  bool persistent, bool fill, carried_request *c, request_entry **slot)
+static inline __attribute__((always_inline)) bool
+carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
+      bool persistent, bool fill, carried_request *c, request_entry **slot)
 {
-    *c = (carried_request){0};
     if (!persistent && own_path_passes(type, count, OWN_PATH_NONBLOCKING))
         return false;
+    *c = (carried_request){0};
     const uint64_t generation = typecache_generation();
     if (!message_carries(buf, count, type, peer, receive, &c->m))
         return false;

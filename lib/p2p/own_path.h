@@ -13,12 +13,36 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../core/config.h"
 #include "../core/sendpath.h"
+#include "../core/typecache.h"
 
 /* The kinds: TRIAL_SEND and TRIAL_RECEIVE for blocking calls, and this one. */
 enum { OWN_PATH_NONBLOCKING = TRIAL_SIDES, OWN_PATH_KINDS };
 
-bool own_path_passes(MPI_Datatype type, int64_t count, int kind);
+typedef struct {
+    MPI_Datatype type;
+    int64_t count;
+    uint64_t generation;
+    bool valid;
+    sendpath_class *decided; /* NULL: the MPI's own path by MEMCOMM_SEND_PATH=mpi */
+} own_path_memo;
+
+extern _Thread_local __attribute__((tls_model("initial-exec"))) own_path_memo
+    own_path[OWN_PATH_KINDS];
+
+/* Inline: it is all a passed call costs (about 30 instructions). */
+static inline bool own_path_passes(MPI_Datatype type, int64_t count, int kind)
+{
+    const own_path_memo *m = &own_path[kind];
+    if (!m->valid || m->type != type || m->count != count ||
+        m->generation != typecache_generation())
+        return false;
+    if (!m->decided)
+        return config_get()->send_path == CONFIG_SEND_BY_MPI;
+    return kind == OWN_PATH_NONBLOCKING ? sendpath_epoch_class_passes(m->decided)
+                                        : sendpath_class_passes(m->decided, 2, kind);
+}
 
 /* After a call of `kind` left to the MPI's own path by the decision of `decided` (its
  * measurements), or by MEMCOMM_SEND_PATH=mpi (`fixed`); `generation`: typecache_generation()
