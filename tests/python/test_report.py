@@ -1,5 +1,6 @@
 """Medians, ratios and tables from known records."""
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +197,13 @@ def test_pack_figure_puts_each_mpis_ratio_at_its_patterns_row(tmp_path: Path) ->
     assert [p.value for p in by_label["pack (openmpi)"]] == pytest.approx([2.0, 3.0])
     assert [p.value for p in by_label["unpack (mpich)"]] == pytest.approx([2.0, 3.0, 4.0])
     assert figures.draw(figure, tmp_path).stat().st_size > 0
+
+
+def test_paired_speedup_gives_each_method_each_place_in_a_pair() -> None:
+    # the second turn of each repetition three times as long: AB, BA, AB, BA, ...
+    mpi = [1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 1.0]
+    memcomm = [3.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0]
+    assert analysis.paired_speedup(mpi, memcomm) == pytest.approx(1.0)
+    # a method twice as fast in every repetition
+    assert analysis.paired_speedup([2.0] * 4, [1.0] * 4) == pytest.approx(2.0)
+    assert math.isnan(analysis.paired_speedup([1.0], [1.0]))

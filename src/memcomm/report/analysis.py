@@ -788,17 +788,26 @@ def pingpong(results: Sequence[Result]) -> Analysis:
 
 
 def paired_speedup(mpi_seconds: Sequence[float], memcomm_seconds: Sequence[float]) -> float:
-    """The median over repetitions of the MPI alone's time over memcomm's: a repetition runs
-    both back to back, so a disturbance that lasts longer than a repetition (a busy
-    neighbour's burst) slows both in it, where it would move either method's median alone."""
-    ratios = sorted(m / c for m, c in zip(mpi_seconds, memcomm_seconds, strict=False) if c > 0)
+    """The median, over pairs of repetitions, of the MPI alone's time over memcomm's. A
+    repetition runs both back to back, so a disturbance that lasts longer than one (a busy
+    neighbour's burst) slows both in it, where it would move either method's median alone;
+    and the second of a repetition's two turns runs in reverse order in the next
+    (bench_turn), so a pair of repetitions, AB then BA, gives each method each place once:
+    with a busy process on a rank's core, whichever method came second in a repetition took
+    about three times as long (the first had a fresh time slice), and the ratios of single
+    repetitions alternated 0.3x and 3x. An odd last repetition is left out."""
+    pairs = [
+        (mpi_seconds[i] + mpi_seconds[i + 1], memcomm_seconds[i] + memcomm_seconds[i + 1])
+        for i in range(0, min(len(mpi_seconds), len(memcomm_seconds)) - 1, 2)
+    ]
+    ratios = sorted(m / c for m, c in pairs if c > 0)
     return median(ratios) if ratios else math.nan
 
 
 def lifecycle(results: Sequence[Result]) -> Analysis:
     """Commit cost of a type never moved, ddtbench's re-created types, and exchanges of many
     non-blocking messages, against the MPI alone measured in the same run; speed-ups are paired
-    per repetition (paired_speedup)."""
+    per two repetitions (paired_speedup)."""
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "lifecycle")
@@ -845,7 +854,7 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
         for row in waitalls:
             findings.append(
                 f"{mpi}: non-blocking exchanges of {row.pattern}: memcomm "
-                f"{speedup[row.pattern]:.2f}x the MPI's own path (paired per repetition)"
+                f"{speedup[row.pattern]:.2f}x the MPI's own path (paired per two repetitions)"
             )
     return Analysis(
         "lifecycle", "The life of a datatype under memcomm", "ddtbench", findings, [], out
