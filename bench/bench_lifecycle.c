@@ -154,9 +154,9 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
                     p->name);
             failures++;
         }
-        /* the methods alternate, in reverse order every other repetition, so that drift, and
-         * a disturbance that comes every other iteration (a busy neighbour's time slices),
-         * hit both alike */
+        /* the methods take turns, in pairs of repetitions in both orders (bench_turn), so
+         * that drift, and a disturbance that comes every other iteration (a busy neighbour's
+         * time slices), hit both alike */
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < METHODS; k++) {
                 const int m = bench_turn(r, k, METHODS);

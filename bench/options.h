@@ -46,12 +46,20 @@ static inline void bench_print_seconds(const double *t, int reps)
  * of 0.05-1.3 ms read 0.92x and 0.93x for the same call in both columns (Open MPI's own
  * collective, on both ranks, halo of 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank
  * must compute the same number: give it the slowest rank's times. */
-/* The method that takes turn `k` of repetition `rep` among `methods`: in order, and in
- * reverse order every other repetition, so that what drifts during a pattern weighs on each
- * method alike. */
+/* The method that takes turn `k` of repetition `rep` among `methods`: repetitions go in
+ * pairs, one in order and one in reverse order, so that what drifts during a pattern weighs
+ * on each method alike and each method takes each place once a pair; which of the two comes
+ * first is drawn per pair (a fixed hash), so that the order is not periodic. Beside a busy
+ * process on a rank's core, a stall of one time slice locked onto a fixed place of the
+ * repeating A B B A order: the third turn (memcomm's) of NAS LU's 42 KB face took 2.4 ms of
+ * every 4 turns of 0.4-0.6 ms, in all ten repetitions. */
 static inline int bench_turn(int rep, int k, int methods)
 {
-    return rep % 2 ? methods - 1 - k : k;
+    unsigned drawn = (unsigned)rep / 2 * 0x9E3779B1u; /* the pair's number, mixed */
+    drawn ^= drawn >> 15;
+    drawn *= 0x85EBCA77u;
+    drawn ^= drawn >> 13;
+    return ((unsigned)rep % 2) ^ (drawn & 1) ? methods - 1 - k : k;
 }
 
 static inline int bench_timed_reps(int reps, double seconds, double turn, int max_reps)
