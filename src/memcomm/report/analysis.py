@@ -21,7 +21,7 @@ from memcomm.models import memory as memory_model
 from memcomm.models.logpc import ModelError
 from memcomm.models.validation import Check, median_abs_error
 from memcomm.report import tables
-from memcomm.stats import Summary, summarize
+from memcomm.stats import Summary, median, summarize
 
 
 @dataclass(frozen=True)
@@ -787,28 +787,21 @@ def pingpong(results: Sequence[Result]) -> Analysis:
     )
 
 
-def lower_quartile_speedup(mpi_seconds: Sequence[float], memcomm_seconds: Sequence[float]) -> float:
-    """The MPI alone's time over memcomm's, each at the lower quartile of its repetitions
-    (the third fastest of 10). Noise only adds time, and beside a busy process on a rank's
-    core it comes as stalls of a time slice (about 4 ms) that hit whichever turn is running:
-    three of ten 0.8 ms turns of one method and one of the other made the median of
-    per-repetition ratios 0.31x where every unhit pair ran 1.0x, and a stall locked onto one
-    place of a repeating turn order hit the method that took it in every repetition. A
-    method slower in most of its repetitions (a path decided wrong) is slower at its lower
-    quartile too; the records keep every repetition."""
-
-    def quartile(seconds: Sequence[float]) -> float:
-        ordered = sorted(seconds)
-        return ordered[len(ordered) // 4] if ordered else math.nan
-
-    mine = quartile(memcomm_seconds)
-    return quartile(mpi_seconds) / mine if mine > 0 else math.nan
+def paired_speedup(mpi_seconds: Sequence[float], memcomm_seconds: Sequence[float]) -> float:
+    """The median over repetitions of the MPI alone's time over memcomm's: a repetition runs
+    both back to back, so a disturbance that lasts longer than a repetition (a busy
+    neighbour's burst) slows both in it, where it would move either method's median alone.
+    Stalls that hit one method's turns more than the other's move it (a busy process on a
+    rank's core stalls whichever turn runs for a time slice, 3-5 ms); the records keep every
+    repetition."""
+    ratios = sorted(m / c for m, c in zip(mpi_seconds, memcomm_seconds, strict=False) if c > 0)
+    return median(ratios) if ratios else math.nan
 
 
 def lifecycle(results: Sequence[Result]) -> Analysis:
     """Commit cost of a type never moved, ddtbench's re-created types, and exchanges of many
-    non-blocking messages, against the MPI alone measured in the same run; speed-ups at each
-    method's lower quartile (lower_quartile_speedup)."""
+    non-blocking messages, against the MPI alone measured in the same run; speed-ups are paired
+    per repetition (paired_speedup)."""
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "lifecycle")
@@ -818,9 +811,7 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
         }
         measured = [r for r in rows if r.has("mpi") and r.has("memcomm")]
         speedup = {
-            r.pattern: lower_quartile_speedup(
-                seconds[r.pattern, "mpi"], seconds[r.pattern, "memcomm"]
-            )
+            r.pattern: paired_speedup(seconds[r.pattern, "mpi"], seconds[r.pattern, "memcomm"])
             for r in measured
         }
         body = [
@@ -857,7 +848,7 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
         for row in waitalls:
             findings.append(
                 f"{mpi}: non-blocking exchanges of {row.pattern}: memcomm "
-                f"{speedup[row.pattern]:.2f}x the MPI's own path (at each method's lower quartile)"
+                f"{speedup[row.pattern]:.2f}x the MPI's own path (paired per repetition)"
             )
     return Analysis(
         "lifecycle", "The life of a datatype under memcomm", "ddtbench", findings, [], out
