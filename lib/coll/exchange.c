@@ -29,6 +29,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool
                          bool *worth, bool *packable)
 {
     *total = 0;
+    const bool gpu = device_runtime_loaded(); /* once a side, not a block */
     for (int i = 0; i < peers; i++) {
         const coll_block *b = &blocks[i];
         bytes[i] = 0;
@@ -39,7 +40,7 @@ static bool analyse_side(const coll_block *blocks, int peers, bool receive, bool
         types[i] = a;
         /* MPI_BOTTOM (NULL) only with a type of absolute addresses */
         if (!a || (!b->buf && !analysis_at_addresses(a)) ||
-            device_memory(analysis_data_at(a, b->buf)))
+            (gpu && device_memory(analysis_data_at(a, b->buf))))
             return false;
         if (!a->supported ||
             (scheduled && (a->bounds.size == 0 || a->bounds.extent < 0)) ||

@@ -40,6 +40,13 @@ static void look_up_runtimes(void)
     }
 }
 
+bool device_runtime_loaded(void)
+{
+    look_up_runtimes();
+    return atomic_load_explicit(&cuda, memory_order_relaxed) ||
+           atomic_load_explicit(&hip, memory_order_relaxed);
+}
+
 bool device_memory(const void *p)
 {
     look_up_runtimes();

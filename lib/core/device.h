@@ -13,4 +13,8 @@
 
 bool device_memory(const void *p);
 
+/* Whether a GPU runtime is loaded at all: a caller with many pointers to ask about (a
+ * collective's blocks) asks this once, and device_memory only if so. */
+bool device_runtime_loaded(void);
+
 #endif

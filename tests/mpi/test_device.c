@@ -15,8 +15,8 @@ static unsigned long long handled(void)
     return s.handled_calls;
 }
 
-/* Pack, unpack and a message to self of `buf`: whether memcomm handled any of it, and whether
- * every result equals the MPI's. */
+/* Pack, unpack, a message to self and an all-to-all of `buf` (blocking and not): whether
+ * memcomm handled any of it, and whether every pack equals the MPI's. */
 static bool moves_like_mpi(double *buf, MPI_Datatype t, bool *by_memcomm)
 {
     char mine[8192], ref[8192];
@@ -29,6 +29,10 @@ static bool moves_like_mpi(double *buf, MPI_Datatype t, bool *by_memcomm)
     same = same && MPI_Unpack(ref, pr, &pm, buf, 4, t, MPI_COMM_SELF) == MPI_SUCCESS;
     same = same && MPI_Sendrecv(buf, 4, t, 0, 0, buf + 2048, 4, t, 0, 0, MPI_COMM_SELF,
                                 MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    same = same && MPI_Alltoall(buf, 4, t, buf + 2048, 4, t, MPI_COMM_SELF) == MPI_SUCCESS;
+    MPI_Request r;
+    same = same && MPI_Ialltoall(buf, 4, t, buf + 2048, 4, t, MPI_COMM_SELF, &r) == MPI_SUCCESS &&
+           MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS;
     *by_memcomm = handled() > before;
     return same;
 }
