@@ -5,16 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../check.h"
 #include "p2p/bufpool.h"
-
-static int failures;
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                         \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 enum { SMALL = 2000 };
 
@@ -83,9 +75,5 @@ int main(void)
     test_reuse();
     test_large_after_many_small();
     test_bounds();
-    if (failures)
-        fprintf(stderr, "test_bufpool: %d checks failed\n", failures);
-    else
-        printf("test_bufpool: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_summary("test_bufpool");
 }

@@ -5,16 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../check.h"
 #include "core/sendpath.h"
 
-static int failures;
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                         \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 enum { PACKED = 0, BY_MPI = 1, PATHS = 2, BYTES = 1 << 20, UNDECIDED = -1 };
 
@@ -377,9 +370,5 @@ int main(void)
     test_epochs_noise_keeps_the_mpi();
     test_epochs_own_path_watched();
     test_epochs_packed_turning_slow();
-    if (failures)
-        fprintf(stderr, "test_sendpath: %d checks failed\n", failures);
-    else
-        printf("test_sendpath: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_summary("test_sendpath");
 }
