@@ -17,7 +17,7 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
 
 /* The epochs of a size class of non-blocking calls (sendpath_epoch_path): written under the
- * table's lock; `seen`, `current` and `calls_now` also read by a call in the current epoch,
+ * table's lock; `seen`, `current` and `calls_now` also by a call in the current epoch,
  * and `watch` and `watch_after` by a call on the MPI's own path, which need no lock. */
 typedef struct {
     bool began;
@@ -25,8 +25,7 @@ typedef struct {
     double start;
     _Atomic unsigned long seen; /* sendpath_epoch_completions when the current epoch began */
     _Atomic int current;        /* its path */
-    _Atomic int calls_now;      /* its calls that took no lock */
-    int locked_calls;           /* ... and those that did */
+    _Atomic int calls_now;      /* its calls */
     int calls;                  /* of the epoch before */
     _Atomic int watch;          /* decided on the MPI's own path: WATCH_OFF, or which epoch */
     _Atomic unsigned watch_after; /* see watch_after() */
@@ -506,8 +505,7 @@ static bool epoch_path_at_once(size_class_state *s, unsigned long completions, i
 static void next_epoch(size_class_state *s, int size_class, int undecided, double now)
 {
     epoch_state *e = &s->epoch;
-    e->calls = atomic_exchange_explicit(&e->calls_now, 0, memory_order_relaxed) + e->locked_calls;
-    e->locked_calls = 0;
+    e->calls = atomic_exchange_explicit(&e->calls_now, 0, memory_order_relaxed);
     const int was_decided = s->decided;
     if (e->began && e->path.timed)
         record_locked(s, &e->path, now - e->start);
@@ -515,8 +513,6 @@ static void next_epoch(size_class_state *s, int size_class, int undecided, doubl
         atomic_store_explicit(&e->watch_after, watch_after(s), memory_order_relaxed);
     send_choice c = {.path = undecided, .trial = -1, .size_class = size_class,
                      .use = USE_NONBLOCKING, .side = TRIAL_SEND};
-    if (!s->paths)
-        s->paths = 2;
     if (s->decided != SEND_BY_MPI)
         e->watch = WATCH_OFF;
     if (s->decided == SEND_BY_MPI) {
@@ -526,15 +522,12 @@ static void next_epoch(size_class_state *s, int size_class, int undecided, doubl
         e->watch = e->watch == WATCH_OFF ? WATCH_JOINING : c.timed ? WATCH_TIMING : WATCH_OFF;
         if (e->watch == WATCH_OFF)
             atomic_store_explicit(&s->calls[TRIAL_SEND], 0, memory_order_relaxed);
-    } else if (s->decided != UNDECIDED) {
+    } else if (s->decided != UNDECIDED && !next_is_sample(s, TRIAL_SEND)) {
         c.path = s->decided;
-        c.timed = s->sample_every[TRIAL_SEND] > 0 && next_is_sample(s, TRIAL_SEND);
-        if (c.timed)
-            atomic_fetch_add_explicit(&s->calls[TRIAL_SEND], 1, memory_order_relaxed);
-    } else if (s->next < trials_in_round(USE_NONBLOCKING, 2)) {
-        c.trial = s->next++;
-        c.timed = !warming_up(c.trial, USE_NONBLOCKING);
-        c.path = c.timed ? path_of_trial(c.trial, USE_NONBLOCKING, 2) : undecided;
+    } else { /* a packed path's sample, or a trial, whose warm-up takes `undecided` */
+        choose_locked(s, &c, 2);
+        if (c.trial >= 0 && warming_up(c.trial, USE_NONBLOCKING))
+            c.path = undecided;
     }
     c.round = s->round;
     e->path = c;
@@ -569,7 +562,7 @@ int sendpath_epoch_path(analysis *a, int64_t bytes, int undecided, sendpath_cloc
             next_epoch(s, cls, undecided, clock());
             atomic_store_explicit(&e->seen, completions, memory_order_release);
         }
-        e->locked_calls++;
+        atomic_fetch_add_explicit(&e->calls_now, 1, memory_order_relaxed);
         path = e->path.path;
     }
     pthread_mutex_unlock(&t->lock);
