@@ -11,7 +11,8 @@
  * points, which memcomm does not see, the same completion calls included) into an
  * identically prefilled buffer; compared: the error class and every byte of the receive
  * buffer, gaps included, except bytes the MPI alone writes differently before and after
- * memcomm's call (Open MPI's padding of MPI_LONG_DOUBLE); where the MPI's collective
+ * memcomm's call (Open MPI's padding of MPI_LONG_DOUBLE) or, for a call memcomm left to the
+ * MPI, when run again; where the MPI's collective
  * delivers other bytes than its own MPI_Pack and MPI_Unpack (Open MPI 5.0, for some types
  * with misaligned elements), either is accepted. Layouts whose receive blocks overlap are
  * compared by error class only (the MPI writes overlapping bytes in an order of its own).
@@ -404,6 +405,34 @@ static int invoke(call how, int pass, const side *send, const side *recv, void *
     }
 }
 
+/* Whether every rank left the call to the MPI (`passed`) and some rank's bytes differ from
+ * the MPI alone's. */
+static bool passed_everywhere_but_differs(bool passed, bool differs)
+{
+    int all[2] = {passed, !differs};
+    PMPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all[0] && !all[1];
+}
+
+/* Whether the MPI alone, running the call up to RERUNS more times, delivers on some rank
+ * other bytes than `want`, its first answer. */
+static bool mpi_alone_varies(call how, const side *send, const side *recv,
+                             const unsigned char *want, int64_t counts[4][16],
+                             MPI_Aint wa[2][16], MPI_Comm comm)
+{
+    enum { RERUNS = 4 };
+    unsigned char *again = malloc((size_t)recv->span);
+    int varies = 0;
+    for (int run = 0; run < RERUNS && !varies; run++) {
+        prefill(again, recv->span);
+        invoke(how, 1, send, recv, again - recv->lo, counts, wa, comm);
+        varies = memcmp(again, want, (size_t)recv->span) != 0;
+        PMPI_Allreduce(MPI_IN_PLACE, &varies, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
+    free(again);
+    return varies;
+}
+
 /* Run `how` through memcomm and through the MPI alone; compare. `to` and `from` are what
  * the call moves to and from each peer (the sides themselves for the alltoalls; for the
  * rooted and gathering calls, the blocks as routed between the ranks), for the MPI's own
@@ -467,6 +496,16 @@ static void run_call(call how, side *send, side *recv, const side *to, const sid
     carried_forms[how][form] += !passed;
     if (passed && (!stable || collective_differs))
         at = -1;
+    /* a call memcomm left to the MPI on every rank that differs from the MPI alone although
+     * the MPI's two runs agreed: the MPI alone runs it again, and where it differs from itself
+     * only the error class is compared (Open MPI 5.0.11's MPI_Allgatherv of a resized
+     * subarray of MPI_DOUBLE_INT delivers some elements 5 bytes off in some runs on a loaded
+     * machine, with MEMCOMM_DISABLE=1 too) */
+    if (passed_everywhere_but_differs(passed, at >= 0) &&
+        mpi_alone_varies(how, send, recv, want, counts, wa, comm)) {
+        at = -1;
+        stable = false;
+    }
     free(by_pack);
     unstable += !stable || (passed && collective_differs);
     pack_differs += collective_differs;
@@ -1036,8 +1075,8 @@ int main(int argc, char **argv)
     const bool active = !disabled || !*disabled || !strcmp(disabled, "0");
     printf("test_coll: rank %d: %lld calls compared with the MPI alone (%lld of them "
            "MPI_Neighbor_ forms; %lld with overlapping receive blocks, by error class; %lld "
-           "where the MPI alone wrote some bytes differently before and after, the others "
-           "compared; %lld where the MPI's collective and its own pack and unpack deliver "
+           "where the MPI alone wrote some bytes differently from one run to another, the "
+           "others compared; %lld where the MPI's collective and its own pack and unpack deliver "
            "other bytes, either accepted), %lld differ; memcomm %s, packed or unpacked %llu "
            "times itself\n",
            rank, compared, neighbour_calls, overlapping, unstable, pack_differs, total,
