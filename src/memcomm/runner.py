@@ -311,8 +311,8 @@ LINKED_MPI = re.compile(r"^\s*(libmpi(?:ch)?(?:_abi)?\.so\.\d+)\s*=>\s*(\S+)", r
 
 def linked_mpi(path: Path | str) -> tuple[str, str] | None:
     """The MPI library an executable or library loads, as (soname, the file the dynamic
-    linker resolves it to), or None: it loads none (a script, a static build) or ldd cannot
-    tell."""
+    linker resolves it to, "" if it finds none), or None: it loads none (a script, a static
+    build) or ldd cannot tell."""
     try:
         text = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False)
     except OSError:
@@ -320,6 +320,8 @@ def linked_mpi(path: Path | str) -> tuple[str, str] | None:
     found = LINKED_MPI.search(text.stdout)
     if not found:
         return None
+    if found.group(2) == "not":  # "libmpi.so.12 => not found": the soname alone
+        return found.group(1), ""
     return found.group(1), os.path.realpath(found.group(2))
 
 
@@ -355,19 +357,68 @@ def match_build(
     return fitting[0] if fitting else None
 
 
+PYTHON_NAME = re.compile(r"^python[\d.]*$")
+
+
+def python_interpreter(path: str) -> str | None:
+    """The Python interpreter that runs `path`: itself if it is one (python, python3.11),
+    the one its `#!` line names if it is a Python script; else None."""
+    if PYTHON_NAME.match(os.path.basename(path)):
+        return path
+    try:
+        with open(path, "rb") as script:
+            first = script.readline(200).decode(errors="replace")
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith("#!") else []
+    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+        words = [shutil.which(words[1]) or words[1]]
+    return words[0] if words and PYTHON_NAME.match(os.path.basename(words[0])) else None
+
+
+# Where the interpreter would import mpi4py from, without importing it (that would load an MPI).
+MPI4PY_DIRECTORY = (
+    "import importlib.util, os; s = importlib.util.find_spec('mpi4py'); "
+    "print(os.path.dirname(s.origin) if s and s.origin else '')"
+)
+
+
+def mpi4py_linked_mpi(interpreter: str) -> tuple[str, str] | None:
+    """The MPI library mpi4py links when `interpreter` imports it, as linked_mpi says: one
+    built from source links its MPI (the standard ABI's libmpi_abi.so.1 in mpi4py's ABI mode,
+    or an MPI's own library); None when it links none (the PyPI wheel, which opens an MPI
+    at import time) or there is no mpi4py."""
+    try:
+        found = subprocess.run(
+            [interpreter, "-c", MPI4PY_DIRECTORY], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        return None
+    modules = list(Path(found).glob("MPI.*.so")) if found else []
+    # the wheel has a module per MPI family (MPI.mpich.*.so, MPI.openmpi.*.so), one opened
+    if len(modules) != 1:
+        return None
+    return linked_mpi(modules[0])
+
+
 def build_for_program(program: str, requested: str | None) -> Build:
     """The build of memcomm to preload into `program`: the one asked for (`--mpi`), checked
-    against the MPI library the program loads, or the one that matches it. A program that
-    loads no MPI library of its own (a Python interpreter: mpi4py loads the build's MPI,
-    python_settings) takes the requested build, or MPICH's."""
+    against the MPI library the program loads, or the one that matches it. For a Python
+    program, the MPI library its mpi4py links. A program that loads no MPI library of its
+    own (mpi4py's PyPI wheel opens the build's MPI, python_settings) takes the requested
+    build, or MPICH's."""
     path = shutil.which(program) or program
     loaded = linked_mpi(path) if os.path.exists(path) else None
+    interpreter = python_interpreter(path) if loaded is None else None
+    if interpreter is not None:
+        loaded = mpi4py_linked_mpi(interpreter)
+    who = f"{program}'s mpi4py" if interpreter is not None else program
     if requested is not None:
         build = find_build(requested)
         linked = linked_mpi(build.library)
         if loaded and linked and loaded[0] != linked[0]:
             raise MemcommError(
-                f"{program} loads {loaded[0]} ({MPI_SONAMES.get(loaded[0], 'another MPI')}), "
+                f"{who} loads {loaded[0]} ({MPI_SONAMES.get(loaded[0], 'another MPI')}), "
                 f"the {requested} build of memcomm is for {linked[0]}: choose a build of "
                 f"that MPI (--mpi), or build one against it (docs/install.md)"
             )
@@ -379,7 +430,7 @@ def build_for_program(program: str, requested: str | None) -> Build:
     if matched is None:
         have = ", ".join(b.mpi for b in builds) or "none"
         raise MemcommError(
-            f"{program} loads {loaded[0]} from {loaded[1]} "
+            f"{who} loads {loaded[0]}{f' from {loaded[1]}' if loaded[1] else ''} "
             f"({MPI_SONAMES.get(loaded[0], 'an MPI memcomm has no build for')}); memcomm's "
             f"builds here ({have}) are for other MPIs: build one against it "
             f"(`MPI=system make` with its mpicc on PATH, docs/install.md)"

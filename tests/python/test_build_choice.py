@@ -1,6 +1,9 @@
 """`memcomm run` and `explain` pick the build of memcomm whose MPI library the program loads,
 and say plainly what is wrong when none fits or the one asked for is another MPI's."""
 
+import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +69,32 @@ def test_no_build_for_the_programs_mpi_is_one_line_naming_it(tmp_path: Path) -> 
     assert said.startswith(f"memcomm: error: {example('openmpi')} loads libmpi.so.40 from ")
     assert "(Open MPI); memcomm's builds here (mpich) are for other MPIs" in said
     assert len(said.splitlines()) == 1
+
+
+def test_a_python_script_is_known_by_its_interpreter(tmp_path: Path) -> None:
+    script = tmp_path / "halo.py"
+    script.write_text("#!/usr/bin/env python3\nfrom mpi4py import MPI\n")
+    assert runner.python_interpreter(str(script)) == shutil.which("python3")
+    script.write_text("#!/bin/sh\necho hi\n")
+    assert runner.python_interpreter(str(script)) is None
+    assert runner.python_interpreter("/opt/bin/python3.12") == "/opt/bin/python3.12"
+    assert runner.python_interpreter(str(tmp_path / "missing")) is None
+
+
+def test_mpi4pys_wheel_takes_the_build_asked_for_and_mpi4py_in_abi_mode_the_abi_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the wheel opens an MPI at import time (one module per MPI family): no library of its own
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert runner.mpi4py_linked_mpi(sys.executable) is None
+    abi = os.environ.get("MEMCOMM_MPI4PY_ABI", "")
+    if not (Path(abi) / "mpi4py").is_dir() or "mpich" not in BUILT:
+        pytest.skip("needs mpi4py built for the standard ABI and the MPICH wheel's builds")
+    monkeypatch.setenv("PYTHONPATH", abi)
+    linked = runner.mpi4py_linked_mpi(sys.executable)
+    assert linked is not None and linked[0] == "libmpi_abi.so.1"
+    assert runner.build_for_program(sys.executable, None).mpi == "mpich-abi"
+    with pytest.raises(
+        runner.MemcommError, match=r"mpi4py loads libmpi_abi\.so\.1 .*the mpich build"
+    ):
+        runner.build_for_program(sys.executable, "mpich")

@@ -53,18 +53,30 @@ runpy.run_path(main, run_name="__main__")
 """
 
 
-def run_suite(mpi: str, preload: bool, out: Path) -> tuple[list[list[str]], str]:
+def run_suite(
+    mpi: str, preload: bool, out: Path, env: dict[str, str] | None = None
+) -> tuple[list[list[str]], str]:
     """Each rank's unittest summary lines, and everything the run printed."""
     build = runner.find_build(mpi)
     out.mkdir()
     args = ["-c", RANK_OUTPUT, str(out), str(SUITE / "main.py"), "-q", *MODULES]
     if preload:
         done = runner.launch_preloaded(
-            build, 2, sys.executable, args, capture=True, extra_env={"MEMCOMM_STATS": "1"}
+            build,
+            2,
+            sys.executable,
+            args,
+            capture=True,
+            extra_env={"MEMCOMM_STATS": "1", **(env or {})},
         )
     else:
         done = runner.launch(
-            build, 2, sys.executable, args, capture=True, extra_env=runner.python_settings(build)
+            build,
+            2,
+            sys.executable,
+            args,
+            capture=True,
+            extra_env={**runner.python_settings(build), **(env or {})},
         )
     texts = [(out / f"rank{rank}.txt").read_text() for rank in range(2)]
     return [OUTCOME.findall(text) for text in texts], done.stdout + done.stderr + "".join(texts)
@@ -80,3 +92,22 @@ def test_mpi4py_suite_same_with_memcomm(mpi: str, tmp_path: Path) -> None:
     handled = handled_calls(text)
     assert set(handled) == {0, 1}, text[-3000:]
     assert all(calls > 0 for calls in handled.values()), handled
+
+
+# mpi4py in its MPI-5 standard-ABI mode (built by `make test-python` with MPICH's mpicc_abi),
+# on memcomm's build against the standard ABI
+ABI_MPI4PY = os.environ.get("MEMCOMM_MPI4PY_ABI", "")
+
+
+@pytest.mark.skipif(not (SUITE / "main.py").exists(), reason=f"no mpi4py test suite in {SUITE}")
+@pytest.mark.skipif(
+    not (Path(ABI_MPI4PY) / "mpi4py").is_dir(), reason="no mpi4py built for the standard ABI"
+)
+def test_mpi4py_suite_in_abi_mode_same_with_memcomm(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": ABI_MPI4PY}
+    alone, alone_text = run_suite("mpich-abi", False, tmp_path / "alone", env)
+    assert all(len(lines) == 2 for lines in alone), alone_text[-3000:]
+    carried, text = run_suite("mpich-abi", True, tmp_path / "memcomm", env)
+    assert carried == alone, text[-3000:]
+    handled = handled_calls(text)
+    assert set(handled) == {0, 1} and all(calls > 0 for calls in handled.values()), handled
