@@ -323,9 +323,13 @@ static void measure_again(size_class_state *s)
 }
 
 /* All trials in: decide, and keep the decided path's usual times for the samples. A close
- * point-to-point decision of the first round is measured again at once, both paths warm (the
- * MPI's own may take a dozen calls to reach its usual time: lib/base/trials.h), and the two
- * ends of an exchange that measured it close both run the round, together. The last round's
+ * point-to-point decision for packing in the first round is measured again at once, both
+ * paths warm (the MPI's own may take a dozen calls to reach its usual time: lib/base/trials.h),
+ * and the two ends of an exchange that measured it close both run the round, together. A
+ * first round the MPI's own path wins, cold as it was, is kept: measuring again would spend
+ * a second round's packed trials for the choice the first made (Open MPI 4.1.4's receive of
+ * a 295 KB x face, 310 us against 550-620 packed: one end measured again, and the 21
+ * exchanges of a Fortran ping-pong ran 0.63x the MPI alone, the round unfinished). The last round's
  * decision is not sampled, so a close one there goes to the MPI's own path: one end measuring
  * again alone during a burst of noise (its samples slow 3 times in a row) found its MPICH
  * path of WRF's halo at 15.1 us against 13.3 packed, where both ends' usual was 9.9 against
@@ -333,7 +337,8 @@ static void measure_again(size_class_state *s)
 static void decide(size_class_state *s, path_use use, int size_class)
 {
     const bool close = trials_close(s->trials, s->recorded, s->paths);
-    if (two_ended(use) && s->round == 0 && close) {
+    if (two_ended(use) && s->round == 0 && close &&
+        trials_decide(s->trials, s->recorded, s->paths) != s->paths - 1) {
         if (config_get()->explain) {
             char why[96];
             snprintf(why, sizeof why,
