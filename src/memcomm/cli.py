@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import math
+import shlex
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,27 @@ def run(args: argparse.Namespace) -> int:
         raise MemcommError("give the program to run: memcomm run [-n N] -- PROGRAM [ARGS]")
     build = runner.build_for_program(program[0], args.mpi)
     return runner.launch_preloaded(build, args.np, program[0], program[1:]).returncode
+
+
+@command(
+    "preload",
+    "print the environment that preloads the program's build of memcomm, for a launcher's env",
+)
+def preload(args: argparse.Namespace) -> int:
+    """`srun -n 64 env $(memcomm preload -- ./prog) ./prog`: the same choice as `memcomm run`,
+    for launchers memcomm does not start itself."""
+    program = [a for a in args.program if a != "--"]
+    if not program:
+        raise MemcommError("give the program: memcomm preload -- PROGRAM")
+    build = runner.build_for_program(program[0], args.mpi)
+    settings = {"LD_PRELOAD": str(build.library)}
+    if runner.python_interpreter(shutil.which(program[0]) or program[0]) is not None:
+        settings.update(runner.python_settings(build))
+    if args.json:
+        print(json.dumps({"mpi": build.mpi, "environment": settings}, indent=2))
+    else:
+        print(" ".join(f"{key}={shlex.quote(value)}" for key, value in settings.items()))
+    return 0
 
 
 @command("explain", "run an MPI program under memcomm and say what it decided for each type")
@@ -865,7 +887,7 @@ def common_options(name: str) -> argparse.ArgumentParser:
     """The options every command has. A new parser per command: argparse shares a parent's
     option objects among its children, so one command's default would become every one's."""
     common = argparse.ArgumentParser(add_help=False)
-    from_program = name in ("run", "explain")
+    from_program = name in ("run", "explain", "preload")
     common.add_argument(
         "--mpi",
         default=None if from_program else "mpich",
@@ -936,6 +958,8 @@ def parser() -> argparse.ArgumentParser:
         if name == "run":
             p.add_argument("-n", "--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+        if name == "preload":
+            p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM")
         if name == "explain":
             p.add_argument("--np", type=int, default=1, help="MPI ranks")
             p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")

@@ -98,3 +98,15 @@ def test_mpi4pys_wheel_takes_the_build_asked_for_and_mpi4py_in_abi_mode_the_abi_
         runner.MemcommError, match=r"mpi4py loads libmpi_abi\.so\.1 .*the mpich build"
     ):
         runner.build_for_program(sys.executable, "mpich")
+
+
+@pytest.mark.parametrize("mpi", BUILT)
+def test_preload_prints_the_environment_of_the_programs_build(mpi: str) -> None:
+    program = example(mpi)
+    if not program.exists():
+        pytest.skip(f"{program} was not built")
+    result = memcomm("preload", "--", str(program))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [f"LD_PRELOAD={ROOT / 'build' / mpi / 'libmemcomm.so'}"]
+    nothing = memcomm("preload")
+    assert nothing.returncode == 2 and "give the program" in nothing.stderr

@@ -47,13 +47,15 @@ def test_bad_option_value_is_rejected() -> None:
 
 
 def test_each_command_has_its_own_mpi_default() -> None:
-    # run and explain find the build from the program; every other command defaults to mpich
-    # (a default set on one command once leaked to all: argparse shares a parent's options)
-    required = {"run": ["--", "prog"], "explain": ["--", "prog"], "report": ["x.jsonl"],
-                "model": ["logpc"], "bench": ["list"]}  # fmt: skip
+    # run, explain and preload find the build from the program; every other command defaults
+    # to mpich (a default set on one command once leaked to all: argparse shares a parent's
+    # options)
+    from_program = ("run", "explain", "preload")
+    required = {"report": ["x.jsonl"], "model": ["logpc"], "bench": ["list"]}
     for name in cli.COMMANDS:
-        args = cli.parser().parse_args([name, *required.get(name, [])])
-        assert args.mpi == (None if name in ("run", "explain") else "mpich"), name
+        given = ["--", "prog"] if name in from_program else required.get(name, [])
+        args = cli.parser().parse_args([name, *given])
+        assert args.mpi == (None if name in from_program else "mpich"), name
 
 
 @pytest.mark.parametrize("mpi", BUILT)
