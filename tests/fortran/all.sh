@@ -25,11 +25,11 @@ build() { # directory, MPI, extra cmake options
         || { cat "build/$1.build.log"; return 1; }
 }
 # memcomm's C tests on each (a focused subset: the random-type counts cut down), but those
-# that die inside the MPI alone: MPICH 4.0.2's own point-to-point and collective calls of
-# derived types abort in its datatype engine (yaksa assertions, SIGSEGV creating an error
-# after MPI_Isendrecv_replace), and its ROMIO on memory types of the padded pair types and on
-# some nested types (docs/errors.md)
-declare -A c_tests_skipped=([mpich]='^mpi\.(p2p|coll|io)\.' [openmpi]='')
+# that die inside the MPI alone: MPICH 4.0.2's ROMIO aborts on memory types of the padded
+# pair types, of empty blocks and of overlapping instances, and reads overlapping elements in
+# an order of its own (docs/errors.md); the point-to-point and collective tests step around
+# its MPI_Isendrecv and persistent collectives themselves
+declare -A c_tests_skipped=([mpich]='^mpi\.io\.' [openmpi]='')
 for m in mpich openmpi; do
     lib=$PWD/build/debian-$m/libmemcomm.so
     build "debian-$m" "$m" || exit 1

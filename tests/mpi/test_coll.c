@@ -203,10 +203,11 @@ static int completion; /* the completion call of memcomm's pass of the case */
  * persistent collectives, alone, take small send buffers at the _init call, deliver nothing
  * at some ranks' second start, assert in the shared-memory transport on some derived types
  * (MPI_Allgather_init, seed 20261124 case 153) and hang on 3 ranks (MPI_Scatter_init of the
- * 1 MiB blocks): no reference. memcomm passes them there (check_outstanding checks it). */
+ * 1 MiB blocks), nor on MPICH 4.0, whose MPI_Start of them dies alone (SIGSEGV in UCX's
+ * ucp_tag_send_nbx): no reference. memcomm passes them there (check_outstanding checks it). */
 static bool form_made(call_form f)
 {
-    return f != F_PERSISTENT || !recipe_mpi_is_intel_2021();
+    return f != F_PERSISTENT || !(recipe_mpi_is_intel_2021() || recipe_mpi_is_mpich_4_0());
 }
 
 /* `f`, or the non-blocking form where the cases make no calls in `f` */
@@ -1021,10 +1022,11 @@ static void check_outstanding(void)
     CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     memcomm_stats_get(&after);
     CHECK(memcmp(mine[0], want[0], sizeof mine[0]) == 0);
-    /* carried, but for the MPI whose persistent collectives memcomm passes (form_made) */
+    /* carried, but on Intel MPI 2021, whose persistent collectives memcomm passes (MPICH
+     * 4.0's it carries: the MPI moves packed bytes, where its own of derived types dies) */
     if (!disabled || !*disabled || !strcmp(disabled, "0"))
-        CHECK(form_made(F_PERSISTENT) ? after.handled_calls > before.handled_calls
-                                      : after.handled_calls == before.handled_calls);
+        CHECK(!recipe_mpi_is_intel_2021() ? after.handled_calls > before.handled_calls
+                                          : after.handled_calls == before.handled_calls);
     for (int k = 0; k < N; k++)
         mine[0][k] = want[0][k] = 3.0 * k;
     int flag = 0;

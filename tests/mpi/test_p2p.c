@@ -199,8 +199,8 @@ static void compare(const char *what, int rc, const unsigned char *got, const MP
             MPI_Get_elements_x(status, recv_layout->type, &elements);
         }
         /* the MPI's own status does not describe the receive (MPICH's MPI_Isendrecv): there
-         * is nothing to reproduce */
-        const bool status_meaningful = ref_status.MPI_TAG == tag;
+         * is nothing to reproduce (the reference's message has tag 7, whatever `tag` is) */
+        const bool status_meaningful = ref_status.MPI_TAG == 7;
         unreported_statuses += !status_meaningful;
         if (status_meaningful && (count != ref_count || elements != ref_elements))
             ok = false, why = "MPI_Get_count or MPI_Get_elements";
@@ -222,6 +222,15 @@ static void compare(const char *what, int rc, const unsigned char *got, const MP
     free(want);
 }
 
+/* Whether the MPI has MPI_Isendrecv and it leaves a derived type usable. MPICH 4.0.2's, alone,
+ * releases the type at completion: the next PMPI_Unpack of it fails yaksa's
+ * `handle_pool->handle_cache[handle]` assertion, and after MPI_Isendrecv_replace its
+ * MPI_Sendrecv_replace dies creating an error (SIGSEGV in MPIR_Err_create_code). */
+static bool isendrecv_usable(void)
+{
+    return MEMCOMM_HAVE_ISENDRECV && !recipe_mpi_is_mpich_4_0();
+}
+
 /* One case: rank 0 sends `sendcount` instances of `t`, rank 1 receives `recvcount`. */
 static void run_case(int rank, mode how, const layout *l, int sendcount, int recvcount,
                      uint64_t seed, const char *what)
@@ -239,10 +248,8 @@ static void run_case(int rank, mode how, const layout *l, int sendcount, int rec
     MPI_Status status;
     int rc = MPI_SUCCESS;
     char context[1200];
-#if !MEMCOMM_HAVE_ISENDRECV
-    if (how == M_ISENDRECV) /* not in this MPI: the blocking form */
+    if (how == M_ISENDRECV && !isendrecv_usable()) /* the blocking form instead */
         how = M_SENDRECV;
-#endif
     if (how == M_IREPLACE && !isendrecv_replace_ok)
         how = M_REPLACE;
     snprintf(context, sizeof context, "%s (%s%s, counts %d -> %d)", what, mode_names[how],
@@ -643,6 +650,8 @@ static void check_proc_null(void)
 static bool isendrecv_replace_sound(int rank)
 {
 #if MEMCOMM_HAVE_ISENDRECV
+    if (!isendrecv_usable())
+        return false;
     enum { N = 8, SLACK = 512 };
     double *nonblocking = calloc(N * N + 2 * SLACK, sizeof(double));
     double *blocking = calloc(N * N + 2 * SLACK, sizeof(double));
@@ -929,7 +938,10 @@ int main(int argc, char **argv)
     const char *disabled = getenv("MEMCOMM_DISABLE");
     const bool active = !disabled || !*disabled || !strcmp(disabled, "0");
     isendrecv_replace_ok = isendrecv_replace_sound(rank);
-    if (!isendrecv_replace_ok && rank == 0)
+    if (!isendrecv_usable() && rank == 0)
+        printf("test_p2p: this MPI has no MPI_Isendrecv that leaves derived types usable: its "
+               "modes run as MPI_Sendrecv and MPI_Sendrecv_replace\n");
+    else if (!isendrecv_replace_ok && rank == 0)
         printf("test_p2p: this MPI's MPI_Isendrecv_replace of a transpose differs from its "
                "MPI_Sendrecv_replace: that mode runs as MPI_Sendrecv_replace\n");
     check_proc_null();
