@@ -48,7 +48,7 @@ mpiexec = $(call mpi_prefix,$(1))/bin/mpiexec
 
 C_SOURCES := $(shell find lib include tests bench examples cmake -type f) CMakeLists.txt
 
-.PHONY: demo test test-quick test-begin test-fortran test-impi test-impi-run setup soak lint clean distclean
+.PHONY: demo test test-quick test-begin test-fortran test-impi test-impi-run setup soak lint clean distclean install
 .DEFAULT_GOAL := demo
 
 demo: build/$(MPI)/libmemcomm.so
@@ -210,6 +210,17 @@ test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4p
 	  MEMCOMM_MPI4PY_FFT=$(CURDIR)/$(MPI4PY_FFT) \
 	  MEMCOMM_MPI4PY_ABI=$(if $(PYTHON_ABI_TESTS),$(CURDIR)/$(MPI4PY_ABI)) \
 	  $(STAGE) $@ $(VENV)/bin/pytest -q tests/python
+
+# Every build made here installed beside the others, each in a prefix of its own named by its
+# MPI (library, header, CMake and pkg-config files, and which MPI it serves): with
+# MEMCOMM_BUILD_DIR=$(PREFIX), `memcomm run` and `memcomm preload` pick among them.
+PREFIX ?= $(HOME)/.local/memcomm
+install: $(VENV)/.installed
+	@for m in $$($(VENV)/bin/python -c 'from memcomm.runner import MPIS; print(*MPIS)'); do \
+	  if [ -f build/$$m/CMakeCache.txt ]; then \
+	    cmake --install build/$$m --prefix $(PREFIX)/$$m > /dev/null && \
+	      echo "installed the $$m build in $(PREFIX)/$$m"; \
+	  fi; done
 
 # A long differential run (1M types per MPI), not part of `make test`.
 soak: $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so)

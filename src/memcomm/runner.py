@@ -47,20 +47,22 @@ def project_root() -> Path:
 
 @dataclass(frozen=True)
 class Build:
-    """One configured C build of memcomm against one MPI."""
+    """One C build of memcomm against one MPI: a build tree, or an installed prefix whose
+    libraries are in `libdir`."""
 
     mpi: str
     directory: Path
     mpiexec: str
+    libdir: Path | None = None
 
     @property
     def library(self) -> Path:
-        return self.directory / "libmemcomm.so"
+        return (self.libdir or self.directory) / "libmemcomm.so"
 
     @property
     def recorder(self) -> Path:
         """The call-site recorder of `memcomm advise -- PROG` (lib/record)."""
-        return self.directory / "libmemcomm_record.so"
+        return (self.libdir or self.directory) / "libmemcomm_record.so"
 
     def program(self, relative: str) -> Path:
         path = self.directory / relative
@@ -69,11 +71,20 @@ class Build:
         return path
 
 
+# what an installed prefix says of its build (cmake/build.json.in)
+INSTALLED_BUILD = Path("share") / "memcomm" / "build.json"
+
+
 def find_build(mpi: str) -> Build:
+    """The build for `mpi` in MEMCOMM_BUILD_DIR (default: this tree's build/): a build tree
+    (`make`), or a prefix it was installed into (`make install PREFIX=...`)."""
     if mpi not in MPIS:
         raise MemcommError(f"unknown MPI {mpi!r}: choose one of {', '.join(MPIS)}")
     directory = Path(os.environ.get("MEMCOMM_BUILD_DIR", project_root() / "build")) / mpi
     cache = directory / "CMakeCache.txt"
+    if not cache.exists() and (directory / INSTALLED_BUILD).exists():
+        installed = json.loads((directory / INSTALLED_BUILD).read_text())
+        return Build(mpi, directory, installed["mpiexec"], directory / installed["libdir"])
     if not cache.exists():
         raise MemcommError(f"no memcomm build for {mpi} in {directory}: run `make MPI={mpi}`")
     mpiexec = ""

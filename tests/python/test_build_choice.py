@@ -1,13 +1,15 @@
 """`memcomm run` and `explain` pick the build of memcomm whose MPI library the program loads,
 and say plainly what is wrong when none fits or the one asked for is another MPI's."""
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from clirun import BUILT, ROOT, memcomm
+from clirun import BUILT, ROOT, handled_calls, memcomm
 
 from memcomm import runner
 
@@ -110,3 +112,22 @@ def test_preload_prints_the_environment_of_the_programs_build(mpi: str) -> None:
     assert result.stdout.split() == [f"LD_PRELOAD={ROOT / 'build' / mpi / 'libmemcomm.so'}"]
     nothing = memcomm("preload")
     assert nothing.returncode == 2 and "give the program" in nothing.stderr
+
+
+def test_builds_installed_beside_each_other_serve_their_own_mpis_programs(tmp_path: Path) -> None:
+    if not {"mpich", "openmpi"} <= set(BUILT):
+        pytest.skip("needs the MPICH and Open MPI builds")
+    made = subprocess.run(
+        ["make", "-C", str(ROOT), "install", f"PREFIX={tmp_path}"], capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    env = {**runner.mpi_environment(), "MEMCOMM_BUILD_DIR": str(tmp_path), "MEMCOMM_STATS": "1"}
+    for mpi in ("mpich", "openmpi"):
+        libdir = json.loads((tmp_path / mpi / runner.INSTALLED_BUILD).read_text())["libdir"]
+        program = str(ROOT / "build" / mpi / "examples" / "halo_exchange")
+        said = memcomm("preload", "--", program, env=env)
+        assert said.stdout.split() == [f"LD_PRELOAD={tmp_path / mpi / libdir / 'libmemcomm.so'}"]
+        ran = memcomm("run", "-n", "2", "--", program, env=env)
+        assert ran.returncode == 0, ran.stderr
+        handled = handled_calls(ran.stderr)
+        assert set(handled) == {0, 1} and all(calls > 0 for calls in handled.values()), handled
