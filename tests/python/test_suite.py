@@ -385,7 +385,9 @@ def test_instructions_of_a_basic_send_are_counted_with_and_without_memcomm(
     for r in simulated:
         assert r["method"] == "MPI_Send" and "callgrind" in r["tool"]
         few, many = r["totals"]["2000"], r["totals"]["4000"]
-        # every send runs instructions of its own: twice the sends, more counted
-        assert many > few > 0 and r["events"]["Ir"] == (many - few) / 2000
-        assert r["events"]["Ir"] > 50  # an MPI send is more than a function call
+        # an MPI send is more than a function call: at least 50 instructions each. Not their
+        # difference: an MPI that polls while its peer is descheduled counts what the time
+        # took (Open MPI beside two busy loops: 16.1 M for 2,000 sends, 6.7 M for 4,000)
+        assert few >= 50 * 2000 and many >= 50 * 4000, r
+        assert r["events"]["Ir"] == (many - few) / 2000
     assert "memcomm adds" in done.stdout and "counted by callgrind" in done.stdout
