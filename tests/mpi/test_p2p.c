@@ -153,6 +153,8 @@ static bool isendrecv_replace_ok; /* isendrecv_replace_sound(), found at the sta
 static long long defective_mpi_cases; /* MPI_Isendrecv_replace cases where the MPI's bytes differ */
 static long long unreported_statuses; /* MPI_Isendrecv cases where the MPI's status is not the receive's */
 
+enum { REFERENCE_TAG = 7 }; /* the tag of compare()'s own transfer */
+
 /* Compare a receive with the MPI's own transfer of the same message. `got` and `status` are
  * what the receive produced (rc its return code; `tag` the message's); the reference sends `sendcount` of
  * `sendtype` from `src` (a buffer of `send_layout`) and receives `recvcount`. */
@@ -168,14 +170,16 @@ static void compare(const char *what, int rc, const unsigned char *got, const MP
         MPI_Request request;
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* both ranks run this exchange */
-        ref_rc = PMPI_Isendrecv(src_origin, sendcount, sendtype, 1 - rank, 7,
-                                want - recv_layout->lo, recvcount, recv_layout->type, 1 - rank, 7,
+        ref_rc = PMPI_Isendrecv(src_origin, sendcount, sendtype, 1 - rank, REFERENCE_TAG,
+                                want - recv_layout->lo, recvcount, recv_layout->type, 1 - rank,
+                                REFERENCE_TAG,
                                 MPI_COMM_WORLD, &request);
         if (ref_rc == MPI_SUCCESS)
             ref_rc = PMPI_Wait(&request, &ref_status);
     } else {
-        ref_rc = PMPI_Sendrecv(src_origin, sendcount, sendtype, 0, 7, want - recv_layout->lo,
-                               recvcount, recv_layout->type, 0, 7, MPI_COMM_SELF, &ref_status);
+        ref_rc = PMPI_Sendrecv(src_origin, sendcount, sendtype, 0, REFERENCE_TAG,
+                               want - recv_layout->lo, recvcount, recv_layout->type, 0,
+                               REFERENCE_TAG, MPI_COMM_SELF, &ref_status);
     }
     /* a message longer than the receive: MPI_ERR_TRUNCATE, as the MPI gives between two
      * ranks (Open MPI 5.0.11's PMPI_Sendrecv on MPI_COMM_SELF, the reference, returns
@@ -199,8 +203,8 @@ static void compare(const char *what, int rc, const unsigned char *got, const MP
             MPI_Get_elements_x(status, recv_layout->type, &elements);
         }
         /* the MPI's own status does not describe the receive (MPICH's MPI_Isendrecv): there
-         * is nothing to reproduce (the reference's message has tag 7, whatever `tag` is) */
-        const bool status_meaningful = ref_status.MPI_TAG == 7;
+         * is nothing to reproduce (the reference's own message, whatever `tag` is) */
+        const bool status_meaningful = ref_status.MPI_TAG == REFERENCE_TAG;
         unreported_statuses += !status_meaningful;
         if (status_meaningful && (count != ref_count || elements != ref_elements))
             ok = false, why = "MPI_Get_count or MPI_Get_elements";
