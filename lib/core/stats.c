@@ -53,11 +53,11 @@ void stats_print(FILE *out, int rank, const char *unseen)
     if (s.stale_requests)
         snprintf(stale, sizeof stale, "; dropped %" PRIu64 " requests completed without memcomm",
                  s.stale_requests);
-    char routes[192] = ""; /* only programs with a Fortran binding memcomm is not in front of */
+    char routes[384] = ""; /* only programs with a binding or tool memcomm is not in front of */
     if (s.unseen_routes)
         snprintf(routes, sizeof routes,
                  "; left %" PRIu64 " requests to the MPI (%s completes requests past memcomm)",
-                 s.unseen_routes, unseen ? unseen : "a Fortran binding");
+                 s.unseen_routes, unseen ? unseen : "a library loaded meanwhile");
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64

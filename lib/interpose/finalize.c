@@ -21,7 +21,8 @@ void finalizing(void)
     if (config_get()->stats) {
         int rank = -1;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        stats_print(stderr, rank, routes_unseen());
+        char unseen[256];
+        stats_print(stderr, rank, routes_unseen(unseen, sizeof unseen));
         fflush(stderr);
     }
     requests_finalize(); /* requests the user freed before they completed */
