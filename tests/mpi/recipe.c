@@ -243,44 +243,79 @@ bool recipe_has_empty_derived_block(const recipe *r)
     return false;
 }
 
-bool recipe_uses(const recipe *r, recipe_kind kind)
+/* Whether `test` holds for `r` or any type under it. */
+static bool any_node(const recipe *r, bool (*test)(const recipe *, const void *), const void *arg)
 {
-    if (r->kind == kind)
+    if (test(r, arg))
         return true;
     int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
     for (int i = 0; i < nkids; i++)
-        if (recipe_uses(r->kids[i], kind))
+        if (any_node(r->kids[i], test, arg))
             return true;
     return false;
+}
+
+static bool has_own_empty_block(const recipe *r, const void *unused)
+{
+    (void)unused;
+    switch (r->kind) {
+    case R_CONTIGUOUS:
+        return r->count == 0;
+    case R_VECTOR:
+    case R_HVECTOR:
+    case R_INDEXED_BLOCK:
+    case R_HINDEXED_BLOCK:
+        return r->blocklen == 0;
+    case R_INDEXED:
+    case R_HINDEXED:
+    case R_STRUCT:
+        for (int i = 0; i < r->n; i++)
+            if (r->lens[i] == 0)
+                return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+bool recipe_has_empty_block(const recipe *r) { return any_node(r, has_own_empty_block, NULL); }
+
+static bool is_kind(const recipe *r, const void *kind)
+{
+    return r->kind == *(const recipe_kind *)kind;
+}
+
+bool recipe_uses(const recipe *r, recipe_kind kind) { return any_node(r, is_kind, &kind); }
+
+static bool is_large(const recipe *r, const void *unused)
+{
+    (void)unused;
+    return r->large;
+}
+
+bool recipe_uses_large(const recipe *r) { return any_node(r, is_large, NULL); }
+
+static bool is_basic(const recipe *r, const void *basic)
+{
+    return r->kind == R_BASIC && basics[r->basic].type == *(const MPI_Datatype *)basic;
 }
 
 bool recipe_uses_basic(const recipe *r, MPI_Datatype basic)
 {
-    if (r->kind == R_BASIC)
-        return basics[r->basic].type == basic;
-    int nkids = r->kind == R_STRUCT ? r->n : 1;
-    for (int i = 0; i < nkids; i++)
-        if (recipe_uses_basic(r->kids[i], basic))
-            return true;
-    return false;
+    return any_node(r, is_basic, &basic);
 }
 
-static bool has_negative_extent(const recipe *r)
+static bool has_negative_extent(const recipe *r, const void *unused)
 {
-    if (r->kind == R_RESIZED && r->extent < 0)
-        return true;
-    int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
-    for (int i = 0; i < nkids; i++)
-        if (has_negative_extent(r->kids[i]))
-            return true;
-    return false;
+    (void)unused;
+    return r->kind == R_RESIZED && r->extent < 0;
 }
 
 bool recipe_has_inner_negative_extent(const recipe *r)
 {
     int nkids = r->kind == R_BASIC ? 0 : r->kind == R_STRUCT ? r->n : 1;
     for (int i = 0; i < nkids; i++)
-        if (has_negative_extent(r->kids[i]))
+        if (any_node(r->kids[i], has_negative_extent, NULL))
             return true;
     return false;
 }

@@ -104,6 +104,12 @@ void recipe_options(int argc, char **argv, long long *cases, uint64_t *seed);
 /* Does the recipe use this constructor anywhere? */
 bool recipe_uses(const recipe *r, recipe_kind kind);
 
+/* Has the recipe a block of length 0 anywhere (a count, block length or entry of lengths)? */
+bool recipe_has_empty_block(const recipe *r);
+
+/* Is any of the recipe's types built with an MPI-4 large-count (_c) constructor? */
+bool recipe_uses_large(const recipe *r);
+
 /* Does the recipe use this basic type anywhere? */
 bool recipe_uses_basic(const recipe *r, MPI_Datatype basic);
 

@@ -66,16 +66,47 @@ static bool completes_past_end(form f)
     return !open_mpi || f < F_IAT;
 }
 
-/* Whether the MPI's own file calls can be the reference for the recipe's type: Intel MPI
- * 2021.19's MPI-IO aborts the program (ADIOI_Count_contiguous_blocks: MPI_Abort) on memory
- * types of the pair types with padding, MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT
- * (MPI_2INT and MPI_FLOAT_INT it moves). */
+/* Whether the MPI's own file calls can be the reference for the recipe's type: the ROMIO of
+ * Intel MPI 2021.19 and MPICH 4.0.2 aborts the program (ADIOI_Count_contiguous_blocks:
+ * MPI_Abort) on memory types of the pair types with padding, MPI_SHORT_INT, MPI_DOUBLE_INT,
+ * MPI_LONG_DOUBLE_INT (MPI_2INT and MPI_FLOAT_INT it moves); MPICH 4.0.2's ("Out of memory
+ * in file adio/common/flatten.c") on types built by a large-count constructor, whose
+ * contents it asks for with the int MPI_Type_get_envelope; it aborts or never returns on
+ * types with an empty block, e.g. darray(...) of hindexed(lens={1,0}, ...), and on a dup
+ * under another constructor it frees the dup's type once too often (the next MPI_Type_free
+ * fails "ref_count >= 0"; in between, its writes of the same call differ run to run). */
 static bool mpi_io_takes(const recipe *r)
 {
+    const bool mpich_4_0 = recipe_mpi_is_mpich_4_0();
+    const bool old_romio = recipe_mpi_is_intel_2021() || mpich_4_0;
     return recipe_mpi_takes(r) &&
-           !(recipe_mpi_is_intel_2021() &&
+           !(mpich_4_0 && (recipe_uses_large(r) || recipe_has_empty_block(r) ||
+                           recipe_uses(r, R_DUP))) &&
+           !(old_romio &&
              (recipe_uses_basic(r, MPI_SHORT_INT) || recipe_uses_basic(r, MPI_DOUBLE_INT) ||
               recipe_uses_basic(r, MPI_LONG_DOUBLE_INT)));
+}
+
+static bool collective(form f)
+{
+    return f == F_AT_ALL || f == F_ALL || f == F_ORDERED || f == F_IAT_ALL || f == F_IALL ||
+           f >= F_AT_ALL_SPLIT;
+}
+
+/* MPICH 4.0.2's ROMIO writes and reads memory types whose data does not start at 0 (a lower
+ * bound or true lower bound other than 0) wrongly in its collective calls, differently from
+ * run to run, and dies on some (SIGSEGV, "Out of memory in file adio/common/ad_iread_coll.c"),
+ * e.g. hindexed(lens={2}, displs={50}, subarray({1,3}, {1,2}, {0,0}, Fortran order,
+ * MPI_C_DOUBLE_COMPLEX)), alone. (Its independent calls of such types are compared: wrong
+ * the same way each time, they count as unlike its own pack.) */
+static bool mpi_io_takes_bounds(MPI_Datatype t, form f)
+{
+    if (!recipe_mpi_is_mpich_4_0() || !collective(f))
+        return true;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_get_extent(t, &lb, &extent);
+    MPI_Type_get_true_extent(t, &true_lb, &true_extent);
+    return lb == 0 && true_lb == 0;
 }
 
 /* One rank after another: the shared file pointer's non-collective forms. */
@@ -465,6 +496,71 @@ static void read_past_end(const case_of *k, MPI_File fh[2], MPI_Datatype t, int6
     free(mask);
 }
 
+/* Where the MPI's typed access and memcomm's differ, the reference for a rank whose call
+ * memcomm carried is what memcomm promises: the MPI's own pack (or unpack) of the memory type
+ * and its contiguous access of those bytes. MPICH 4.0.2's ROMIO writes and reads some memory
+ * types unlike its own MPI_Pack, e.g. subarray({6,3,7}, {3,2,5}, {0,0,2}, resized(MPI_DOUBLE,
+ * lb=33, extent=16)) (docs/errors.md); the cases where memcomm agrees with the MPI's pack are
+ * counted as the MPI's. */
+static long long own_pack_defects;
+static long long skipped_types; /* of a family the MPI's own file calls cannot take */
+
+/* Write the pass-1 file again: this rank's instances as the MPI packs them, contiguously,
+ * where memcomm carried its write; else the MPI's typed write again. Whether memcomm's file
+ * and outcome are that. */
+static bool write_as_packed(const case_of *k, MPI_File *fh, const unsigned char *data,
+                            MPI_Datatype t, const recipe_span *e, bool carried,
+                            const outcome *mine, int64_t part, MPI_Datatype interleave)
+{
+    MPI_File_close(fh);
+    *fh = open_empty(1, k->cf, part, interleave);
+    const int bytes = (int)(e->size * k->count);
+    unsigned char *packed = malloc((size_t)bytes + 1);
+    int position = 0;
+    PMPI_Pack(data - e->lo, k->count, t, packed, bytes, &position, MPI_COMM_WORLD);
+    const outcome o = carried ? accessed(1, true, k->cf, *fh, packed, bytes, MPI_BYTE)
+                              : accessed(1, true, k->cf, *fh, (void *)(data - e->lo), k->count, t);
+    MPI_File_sync(*fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(packed);
+    int same = mine->rc == o.rc && mine->bytes == o.bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return same_files() && same;
+}
+
+/* Read the pass-1 file again: contiguously and unpacked by the MPI where memcomm carried this
+ * rank's read, else by the MPI's typed read. Whether memcomm's buffer and outcome are that. */
+static bool read_as_packed(const case_of *k, MPI_File fh, MPI_Datatype t, const recipe_span *e,
+                           bool carried, const unsigned char *got, const outcome *mine,
+                           int64_t part, MPI_Datatype interleave)
+{
+    const int bytes = (int)(e->size * k->count);
+    unsigned char *raw = malloc((size_t)bytes + 1), *want = malloc((size_t)e->span);
+    memset(want, FILL, (size_t)e->span);
+    rewind_file(fh, k->cf, part, interleave);
+    outcome o = carried ? accessed(1, false, k->cf, fh, raw, bytes, MPI_BYTE)
+                        : accessed(1, false, k->cf, fh, want - e->lo, k->count, t);
+    if (carried && o.rc == MPI_SUCCESS) {
+        if (o.bytes > 0)
+            unpack_head(raw, o.bytes, t, e, want);
+        MPI_Status status = {0};
+        MPI_Status_set_elements(&status, MPI_BYTE, o.bytes);
+        MPI_Get_count(&status, t, &o.count);
+    }
+    const bool same = same_outcome(mine, &o) && memcmp(got, want, (size_t)e->span) == 0;
+    free(raw);
+    free(want);
+    return same;
+}
+
+/* Whether memcomm carried this rank's call: its handled calls grew. */
+static bool carried_since(const memcomm_stats *before)
+{
+    memcomm_stats after;
+    memcomm_stats_get(&after);
+    return after.handled_calls > before->handled_calls;
+}
+
 static void run_case(uint64_t seed, long long c, MPI_Datatype interleave)
 {
     rng r = {seed ^ ((uint64_t)c * 0x9E3779B97F4A7C15ull)};
@@ -472,6 +568,7 @@ static void run_case(uint64_t seed, long long c, MPI_Datatype interleave)
     const int count = (int)rng_range(&r, 1, 3);
     call_form cf = {(form)rng_range(&r, 0, F_FORMS - 1), rng_range(&r, 0, 1) == 1,
                     rng_range(&r, 0, 1) == 1, (int)rng_range(&r, 0, 4)};
+    cf.large = cf.large && !recipe_mpi_is_mpich_4_0(); /* its _c file calls: mpi_io_takes */
     const case_of k = {c, rec, &cf, count};
     if (getenv("TEST_IO_TRACE") && rank == 0) { /* each case as it starts */
         char text[1024];
@@ -480,9 +577,17 @@ static void run_case(uint64_t seed, long long c, MPI_Datatype interleave)
                 c, form_names[cf.form], cf.large ? " _c" : "",
                 cf.interleaved ? "interleaved" : "one-piece", cf.completion, count, text);
     }
-    MPI_Datatype t = mpi_io_takes(rec) ? recipe_build(rec) : MPI_DATATYPE_NULL;
+    const bool takes = mpi_io_takes(rec);
+    skipped_types += !takes;
+    MPI_Datatype t = takes ? recipe_build(rec) : MPI_DATATYPE_NULL;
     if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
         t = MPI_DATATYPE_NULL;
+    if (t != MPI_DATATYPE_NULL && !mpi_io_takes_bounds(t, cf.form)) {
+        skipped_types++;
+        if (rec->kind != R_BASIC)
+            MPI_Type_free(&t);
+        t = MPI_DATATYPE_NULL;
+    }
     recipe_span w = {0, 0, 0}, past = {0, 0, 0};
     int ok = t != MPI_DATATYPE_NULL && recipe_span_of(t, count, GUARD, MAX_SPAN, &w) &&
              recipe_span_of(t, count + 1, GUARD, MAX_SPAN, &past);
@@ -493,26 +598,43 @@ static void run_case(uint64_t seed, long long c, MPI_Datatype interleave)
         recipe_fill(source, w.span, seed + (uint64_t)c * 2 + (uint64_t)rank);
         MPI_File fh[2];
         outcome wrote[2], read[2];
+        memcomm_stats before;
+        bool carried = false;
         for (int pass = 0; pass < 2; pass++) { /* each writes from a copy of the same data */
             fh[pass] = open_empty(pass, &cf, part, interleave);
             got[pass] = malloc((size_t)w.span);
             memcpy(got[pass], source, (size_t)w.span);
+            memcomm_stats_get(&before);
             wrote[pass] = accessed(pass, true, &cf, fh[pass], got[pass] - w.lo, count, t);
+            carried = carried || carried_since(&before);
             MPI_File_sync(fh[pass]);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         const bool files = same_files();
-        if (!files || !same_outcome(&wrote[0], &wrote[1]))
-            report(&k, files ? "write" : "the written file", &wrote[0], &wrote[1], false);
+        if (!files || !same_outcome(&wrote[0], &wrote[1])) {
+            if (write_as_packed(&k, &fh[1], source, t, &w, carried, &wrote[0], part, interleave))
+                own_pack_defects++;
+            else
+                report(&k, files ? "write" : "the written file", &wrote[0], &wrote[1], false);
+        }
+        carried = false;
         for (int pass = 0; pass < 2; pass++) { /* what was written, into a filled buffer */
             MPI_File_sync(fh[pass]);
             rewind_file(fh[pass], &cf, part, interleave);
             memset(got[pass], FILL, (size_t)w.span);
+            memcomm_stats_get(&before);
             read[pass] = accessed(pass, false, &cf, fh[pass], got[pass] - w.lo, count, t);
+            carried = carried || carried_since(&before);
         }
         const bool differ = memcmp(got[0], got[1], (size_t)w.span) != 0;
-        if (!same_outcome(&read[0], &read[1]) || differ)
-            report(&k, "read", &read[0], &read[1], differ);
+        int same = same_outcome(&read[0], &read[1]) && !differ;
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        if (!same) { /* every rank reads again: the reads may be collective */
+            if (read_as_packed(&k, fh[1], t, &w, carried, got[0], &read[0], part, interleave))
+                own_pack_defects += differ || !same_outcome(&read[0], &read[1]);
+            else
+                report(&k, "read", &read[0], &read[1], differ);
+        }
         if (completes_past_end(cf.form))
             read_past_end(&k, fh, t, part, interleave, &past);
         compared++;
@@ -569,13 +691,15 @@ int main(int argc, char **argv)
     const unsigned long long carried = after.handled_calls - before.handled_calls;
     printf("test_io: rank %d of %d: %lld cases of MPI-IO compared with the MPI alone, %lld "
            "differ; memcomm %s, packed or unpacked %llu times itself; the MPI's own read past "
-           "the end of the file reported more than the file held %lld times\n",
+           "the end of the file reported more than the file held %lld times; its typed access "
+           "was unlike its own pack and contiguous access, and memcomm's like the latter, %lld "
+           "times; %lld cases skipped, of types the MPI's own MPI-IO cannot take\n",
            rank, nranks, compared, total, active ? "active" : "disabled", carried,
-           past_end_defects);
+           past_end_defects, own_pack_defects, skipped_types);
     CHECK(total == 0);
-    CHECK(only >= 0 || compared >= cases / 2);
+    CHECK(only >= 0 || compared >= (cases - skipped_types) / 2);
     /* the comparison proves something only if memcomm carried calls */
-    CHECK(active ? carried >= (unsigned long long)(only < 0 ? cases / 10 : 0) : carried == 0);
+    CHECK(active ? carried >= (unsigned long long)(only < 0 ? compared / 10 : 0) : carried == 0);
     const int code = check_summary("test_io");
     MPI_Finalize();
     return code;

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from clirun import BUILT, ROOT, memcomm
 
-from memcomm import results
+from memcomm import experiments, results
+from memcomm.report import analysis
 
 TINY = ["--quick", "--quiet", "--min-reps", "3", "--max-reps", "4", "--cap", "0.2"]
 
@@ -342,6 +343,21 @@ def test_report_of_a_truncated_file_is_one_line(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_send_instructions_that_did_not_grow_are_a_note_not_a_number() -> None:
+    few, many = experiments.CALLS_REPEATS
+    assert experiments.send_instructions([1_000_000, 1_300_000]) == {
+        "events": {"Ir": 300_000 / (many - few)}
+    }
+    # Open MPI beside two busy loops: 16.1 M for 2,000 sends, 6.7 M for 4,000
+    said = experiments.send_instructions([16_100_000, 6_700_000])
+    assert said["events"] == {} and "quieter machine" in said["note"]
+    record = {"kind": "simulated", "experiment": "pingpong", "method": "MPI_Send",
+              "layout": "1 double", "bytes": 8, "engine": "mpi", **said}  # fmt: skip
+    found = analysis.simulated([record])
+    assert any("quieter machine" in f for f in found.findings)
+    assert not any("memcomm adds" in f for f in found.findings)
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_simulate_counts_cache_events_and_says_they_are_simulated(tmp_path: Path) -> None:
     if not BUILT:
@@ -389,5 +405,8 @@ def test_instructions_of_a_basic_send_are_counted_with_and_without_memcomm(
         # difference: an MPI that polls while its peer is descheduled counts what the time
         # took (Open MPI beside two busy loops: 16.1 M for 2,000 sends, 6.7 M for 4,000)
         assert few >= 50 * 2000 and many >= 50 * 4000, r
-        assert r["events"]["Ir"] == (many - few) / 2000
+        if many > few:
+            assert r["events"]["Ir"] == (many - few) / 2000
+        else:  # counted three times, the counts followed the time: said, not a number
+            assert "Ir" not in r["events"] and "quieter machine" in r["note"], r
     assert "memcomm adds" in done.stdout and "counted by callgrind" in done.stdout

@@ -874,8 +874,10 @@ def simulated(records: Sequence[Result]) -> Analysis:
         )
     sends: dict[str, dict[str, float]] = {}  # layout -> engine -> instructions per send
     for r in records:
-        if r["method"] == "MPI_Send":
+        if r["method"] == "MPI_Send" and "Ir" in r["events"]:
             sends.setdefault(str(r.get("layout", "")), {})[r["engine"]] = r["events"]["Ir"]
+        elif r.get("note"):
+            findings.append(f"an MPI_Send of {r.get('layout', '')} ({r['engine']}): {r['note']}")
     for layout, by in sends.items():
         if "mpi" in by and "memcomm" in by:
             findings.append(
