@@ -64,7 +64,9 @@ static const char *find_unseen(const char *const names_of[], const unsigned char
         void *found = dlsym(RTLD_DEFAULT, names_of[i]);
         if (!found)
             continue; /* memcomm not in the global scope (dlopen'ed locally): the binding's */
-        if (!dladdr(found, &theirs) || theirs.dli_fbase != mine.dli_fbase) {
+        if (!dladdr(found, &theirs))
+            return names_of[i];
+        if (theirs.dli_fbase != mine.dli_fbase) {
             *file = theirs.dli_fname;
             return names_of[i];
         }
