@@ -395,7 +395,8 @@ def analyse_runs(runs: list[results.Run]) -> list[analysis.Analysis]:
 def advice_analysis(
     by_experiment: dict[str, list[dict[str, Any]]], machine: dict[str, Any]
 ) -> list[analysis.Analysis]:
-    """Seed 004's rules for each MPI whose eager, cache-state and pollution runs are given."""
+    """Pellegrini, Hoefler and Fahringer's (CLUSTER 2012) rules for each MPI whose eager,
+    cache-state and pollution runs are given."""
     needed = ("eager", "cache-state", "pollution")
     if not all(name in by_experiment for name in needed):
         return []

@@ -1,6 +1,7 @@
-"""Seed 004's placement rules from records: the ranges take this machine's eager limit and
-last-level cache, each range's evidence is the measurements inside it, and a range where
-the measurement goes against the paper's rule says so."""
+"""Pellegrini, Hoefler and Fahringer's (CLUSTER 2012) placement rules from records: the
+ranges take this machine's eager limit and last-level cache, each range's evidence is the
+measurements inside it, and a range where the measurement goes against the paper's rule
+says so."""
 
 from typing import Any
 
@@ -64,7 +65,7 @@ def test_a_range_where_the_measurement_goes_against_the_rule_is_flagged() -> Non
     found = advice.advise("openmpi", eager(16 << 10), cache_state(gains), [], LLC)
     assert [r.agrees for r in found.ranges] == [False, True, False]
     text = advice.text(found)
-    assert text.count("THIS MACHINE CONTRADICTS THE SEED") == 2
+    assert text.count("THIS MACHINE CONTRADICTS THE PAPER") == 2
     assert found.ranges[0].contradicted == ["data in the cache speeds the transfer"]
     assert found.ranges[2].contradicted == ["the cache state no longer matters"]
     assert found.as_json()["ranges"][0]["agrees"] is False

@@ -1,7 +1,8 @@
-"""Seed 004's placement rules for communication calls, with this machine's thresholds and
-evidence: where to put a send or receive relative to the code that touches its buffer.
+"""Pellegrini, Hoefler and Fahringer's (CLUSTER 2012) placement rules for communication
+calls, with this machine's thresholds and evidence: where to put a send or receive relative
+to the code that touches its buffer.
 
-The seed splits message sizes into three ranges: up to the eager limit, from there up to half
+The paper splits message sizes into three ranges: up to the eager limit, from there up to half
 the last-level cache, and beyond. For each it states a rule (RULE 1-3 of its sec. IV) drawn
 from its cache-state (SCN1) and pollution (SCN2) measurements. Here the eager limit comes
 from the `eager` probe, the last-level cache from the machine model, and the evidence for
@@ -188,7 +189,7 @@ def text(advice: Advice) -> str:
         span = f"{size_text(r.low)} < message" + (f" <= {size_text(r.high)}" if r.high else "")
         verdict = {
             True: "this machine agrees",
-            False: "THIS MACHINE CONTRADICTS THE SEED here: not so that "
+            False: "THIS MACHINE CONTRADICTS THE PAPER here: not so that "
             + "; nor that ".join(r.contradicted),
             None: "no measurement in this range",
         }[r.agrees]

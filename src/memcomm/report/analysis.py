@@ -20,6 +20,7 @@ from memcomm.models import logpc as logpc_model
 from memcomm.models import memory as memory_model
 from memcomm.models.logpc import ModelError
 from memcomm.models.validation import Check, median_abs_error
+from memcomm.references import cite
 from memcomm.report import tables
 from memcomm.stats import Summary, median, summarize
 
@@ -197,7 +198,7 @@ def noncontig(results: Sequence[Result]) -> Analysis:
         _method_label, [("strided", "contiguous")],
     )  # fmt: skip
     findings.append(
-        "Seed 000 (sec. 6.1, 7): non-contiguous data (here stride 16) raises the "
+        f"{cite('000')} (sec. 6.1, 7): non-contiguous data (here stride 16) raises the "
         "overhead 4 to 10 times, more once the message exceeds the cache."
     )
     header, rows = _table(every)
@@ -221,7 +222,7 @@ def blocking(results: Sequence[Result]) -> Analysis:
         [("MPI_Send", "MPI_Isend"), ("MPI_Send", "MPI_Isend+MPI_Wait")],
     )  # fmt: skip
     findings.append(
-        "Seed 000 (sec. 6.2): equal below 64 KiB; for non-contiguous messages the "
+        f"{cite('000')} (sec. 6.2): equal below 64 KiB; for non-contiguous messages the "
         "blocking/non-blocking ratio is 3 at 256 KiB and 10 at 1 GB."
     )
     header, rows = _table(every)
@@ -244,7 +245,7 @@ def ddt_vs_pack(results: Sequence[Result]) -> Analysis:
         [("datatype", "user pack")],
     )  # fmt: skip
     findings.append(
-        "Seed 000 (sec. 6.3, Tables 1-2): derived datatypes cost at least 4 times "
+        f"{cite('000')} (sec. 6.3, Tables 1-2): derived datatypes cost at least 4 times "
         "user packing, rising with the stride; 3 to 8 times in the conclusion."
     )
     header, rows = _table(every)
@@ -333,7 +334,7 @@ def decompose(results: Sequence[Result]) -> Analysis:
             )
         )
     findings.append(
-        "Seed 001 (Fig. 2): o is about constant per byte; l_p grows past 2 MB "
+        f"{cite('001')} (Fig. 2): o is about constant per byte; l_p grows past 2 MB "
         "(TLB and cache reuse break down) and dominates the transpose's cost. A "
         "negative part means that step beat what it is measured against: l_p < 0 when "
         "the pack is faster than the contiguous copy o (memcomm's streaming-store "
@@ -381,7 +382,7 @@ def cache_state(results: Sequence[Result], llc_bytes: float | None) -> Analysis:
                 )
     llc = f" (LLC reported here: {size_text(llc_bytes)})" if llc_bytes else ""
     findings.append(
-        "Seed 004 (SCN1): data already in the cache makes the ping-pong up to 25% "
+        f"{cite('004')} (SCN1): data already in the cache makes the ping-pong up to 25% "
         f"faster, peaking before the message outgrows the last-level cache{llc}."
     )
     header, rows = _table(series)
@@ -411,7 +412,7 @@ def pollution(results: Sequence[Result]) -> Analysis:
         _method_label, [("INV", "BASE_INV"), ("PRE", "BASE_PRE")],
     )  # fmt: skip
     findings.append(
-        "Seed 004 (SCN2): after a receive the data is in the receiver's cache "
+        f"{cite('004')} (SCN2): after a receive the data is in the receiver's cache "
         "(INV below BASE_INV); a transfer can evict preloaded data (PRE above "
         "BASE_PRE), depending on how the MPI moves the bytes."
     )
@@ -1205,8 +1206,9 @@ STENCIL_ROWS = ("baseline", "OPT1", "OPT2")
 
 
 def stencil(results: Sequence[Result]) -> Analysis:
-    """Seed 004's stencil: time per iteration of Listings 1-3 and the strip-mined exchange
-    by message size, and the column halo through the MPI's datatype path against memcomm."""
+    """Pellegrini, Hoefler and Fahringer's (CLUSTER 2012) stencil: time per iteration of
+    Listings 1-3 and the strip-mined exchange by message size, and the column halo through
+    the MPI's datatype path against memcomm."""
     findings: list[str] = []
     out: list[Table] = []
     figures: list[Figure] = []
