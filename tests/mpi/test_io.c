@@ -109,6 +109,28 @@ static bool mpi_io_takes_bounds(MPI_Datatype t, form f)
     return lb == 0 && true_lb == 0;
 }
 
+static long long skipped_types; /* of a family the MPI's own file calls cannot take */
+
+/* The case's memory type, committed, or MPI_DATATYPE_NULL where the MPI refuses it or its
+ * own file calls cannot be the reference for it (counted in skipped_types). */
+static MPI_Datatype case_type(const recipe *r, form f)
+{
+    if (!mpi_io_takes(r)) {
+        skipped_types++;
+        return MPI_DATATYPE_NULL;
+    }
+    MPI_Datatype t = recipe_build(r);
+    if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (t != MPI_DATATYPE_NULL && !mpi_io_takes_bounds(t, f)) {
+        skipped_types++;
+        if (r->kind != R_BASIC) /* predefined types are not freed */
+            MPI_Type_free(&t);
+        return MPI_DATATYPE_NULL;
+    }
+    return t;
+}
+
 /* One rank after another: the shared file pointer's non-collective forms. */
 static bool one_by_one(form f) { return f == F_SHARED || f == F_ISHARED; }
 
@@ -503,7 +525,6 @@ static void read_past_end(const case_of *k, MPI_File fh[2], MPI_Datatype t, int6
  * lb=33, extent=16)) (docs/errors.md); the cases where memcomm agrees with the MPI's pack are
  * counted as the MPI's. */
 static long long own_pack_defects;
-static long long skipped_types; /* of a family the MPI's own file calls cannot take */
 
 /* Write the pass-1 file again: this rank's instances as the MPI packs them, contiguously,
  * where memcomm carried its write; else the MPI's typed write again. Whether memcomm's file
@@ -577,17 +598,7 @@ static void run_case(uint64_t seed, long long c, MPI_Datatype interleave)
                 c, form_names[cf.form], cf.large ? " _c" : "",
                 cf.interleaved ? "interleaved" : "one-piece", cf.completion, count, text);
     }
-    const bool takes = mpi_io_takes(rec);
-    skipped_types += !takes;
-    MPI_Datatype t = takes ? recipe_build(rec) : MPI_DATATYPE_NULL;
-    if (t != MPI_DATATYPE_NULL && MPI_Type_commit(&t) != MPI_SUCCESS)
-        t = MPI_DATATYPE_NULL;
-    if (t != MPI_DATATYPE_NULL && !mpi_io_takes_bounds(t, cf.form)) {
-        skipped_types++;
-        if (rec->kind != R_BASIC)
-            MPI_Type_free(&t);
-        t = MPI_DATATYPE_NULL;
-    }
+    MPI_Datatype t = case_type(rec, cf.form);
     recipe_span w = {0, 0, 0}, past = {0, 0, 0};
     int ok = t != MPI_DATATYPE_NULL && recipe_span_of(t, count, GUARD, MAX_SPAN, &w) &&
              recipe_span_of(t, count + 1, GUARD, MAX_SPAN, &past);
