@@ -10,7 +10,7 @@
  * time so that each loop has one copy size. A 16-byte store under a byte mask (AVX-512BW),
  * the first way, ran at half the speed of the plain copies on an AMD EPYC Zen 5 VM (1 Mi
  * {int, double} records from memory: 7.1-10.8 GB/s, plain copies 15.9-18.2, a hand-written
- * loop 14.4-18.8; throwaway program, docs/results/2026-11-29-zen5-bb8d655). The last
+ * loop 14.4-18.8; throwaway program, docs/results/0.1.0/2026-11-29-zen5-bb8d655). The last
  * records of a pack, whose wide load or store would reach past the data, go through the list
  * kernel, as do walks with more than the one (count) dimension. */
 #include <stdint.h>

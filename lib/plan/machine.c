@@ -80,7 +80,7 @@ void machine_amd_tlb_entries(uint32_t leaf5_ebx, uint32_t leaf6_ebx, unsigned fa
     /* Every AMD core since Zen has 24-43 times the first level's entries in the second
      * (64/1536 to 96/4096). Fewer than 4 times is a hypervisor's figure: the AMD EPYC Zen 5
      * VM reports 128, where a pointer chase over N pages slows at about 4096
-     * (docs/results/2026-11-29-zen5-8bbe443). Zen 5 (family 1Ah) then has its 4096;
+     * (docs/results/0.1.0/2026-11-29-zen5-8bbe443). Zen 5 (family 1Ah) then has its 4096;
      * for others the default stays. */
     if (*stlb > 0 && *stlb < 4 * *tlb)
         *stlb = family == 0x1a ? 4096 : 0;
