@@ -164,6 +164,24 @@ static void test_uses_apart(void)
     sendpath_free(&a);
 }
 
+/* A write packing wins by less than TRIALS_CLOSE stays with the MPI's own path (the other
+ * ranks' writes to the file wait for it, which no rank's trials see); by more, it packs. A
+ * read with the same times packs. */
+static void test_close_writes_keep_the_mpi(void)
+{
+    for (int k = 0; k < 2; k++) {
+        const double by_mpi = k == 0 ? 1.2e-3 : 2.0e-3; /* packed: 1 ms */
+        analysis a = {0};
+        scenario write = {.cost = {1e-3, by_mpi}, .noise = 0.02, .seed = 3};
+        scenario read = write;
+        int n = 0, m = 0;
+        CHECK(run_until_decided(&a, USE_FILE_WRITE, &write, &n, 100) ==
+              (k == 0 ? BY_MPI : PACKED));
+        CHECK(run_until_decided(&a, USE_FILE_READ, &read, &m, 100) == PACKED);
+        sendpath_free(&a);
+    }
+}
+
 /* Of `calls` calls on a decided path of `cost` seconds, how many are timed samples. */
 static int samples_of(double cost, int calls)
 {
@@ -367,6 +385,7 @@ int main(void)
     test_a_path_turning_slow();
     test_single_slow_samples();
     test_uses_apart();
+    test_close_writes_keep_the_mpi();
     test_short_calls_sampled_less();
     test_close_rounds_must_agree();
     test_memo_passes_between_samples();
