@@ -40,18 +40,23 @@ def summary(label: str, found: dict[tuple[str, str], dict[str, str]]) -> str:
 
 def main() -> None:
     mpich, openmpi = rows("io-mpich.txt"), rows("io-openmpi.txt")
-    print("| layout | MiB/rank | call | MPICH GB/s | vs MPI | vs hand | Open MPI GB/s | vs MPI |"
-          " vs hand |")
+    print(
+        "| layout | MiB/rank | call | MPICH GB/s | vs MPI | vs hand | Open MPI GB/s | vs MPI |"
+        " vs hand |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for key, a in mpich.items():
         if not key[1].endswith("_all"):
             continue
         b = openmpi.get(key)  # Open MPI ran 1 and 16 MiB only
-        other = (f"{b['mpi']} → {b['memcomm']} | {b['vs_mpi']}x | {b['vs_hand']}x" if b
-                 else "– | – | –")
+        other = (
+            f"{b['mpi']} → {b['memcomm']} | {b['vs_mpi']}x | {b['vs_hand']}x" if b else "– | – | –"
+        )
         mib = round(float(a["mb"]) / 1.048576)
-        print(f"| {layout(key[0])} | {mib} | {key[1]} | {a['mpi']} → {a['memcomm']} |"
-              f" {a['vs_mpi']}x | {a['vs_hand']}x | {other} |")
+        print(
+            f"| {layout(key[0])} | {mib} | {key[1]} | {a['mpi']} → {a['memcomm']} |"
+            f" {a['vs_mpi']}x | {a['vs_hand']}x | {other} |"
+        )
     print()
     for mpi in ("mpich", "openmpi"):
         print(summary(f"{mpi}, before (b6a3484)", rows(f"before-{mpi}.txt")))
