@@ -201,7 +201,8 @@ test-%-suite: build/%/libmemcomm.so
 
 # On Debian's MPICH and Open MPI: memcomm's C tests, MPICH's own tests, and the Fortran
 # programs, ScaLAPACK's BLACS tester and parallel HDF5, which need the Fortran bindings and
-# libraries the PyPI wheels do not have: tests/fortran/all.sh.
+# libraries the MPICH and Open MPI wheels do not have; then the Fortran programs on Intel
+# MPI's wheels (mpif.h, `use mpi`): tests/fortran/all.sh.
 test-fortran:
 	@MPICH_SOURCES=$(MPICH_SOURCES) $(STAGE) $@ tests/fortran/all.sh $(JOBS)
 

@@ -6,6 +6,8 @@
 #ifndef MEMCOMM_FORTRAN_NAMES_H
 #define MEMCOMM_FORTRAN_NAMES_H
 
+#include <mpi.h>
+
 #define FORTRAN_FAMILIES(X)                                                                    \
     X(WAIT, mpi_wait, MPI_WAIT, 1)                                                             \
     X(TEST, mpi_test, MPI_TEST, 1)                                                             \
@@ -16,6 +18,7 @@
     X(WAITSOME, mpi_waitsome, MPI_WAITSOME, 1)                                                 \
     X(TESTSOME, mpi_testsome, MPI_TESTSOME, 1)                                                 \
     X(GET_STATUS, mpi_request_get_status, MPI_REQUEST_GET_STATUS, 1)                           \
+    FORTRAN_STATUS_ARRAY_FAMILIES(X)                                                           \
     X(REQUEST_FREE, mpi_request_free, MPI_REQUEST_FREE, 1)                                     \
     X(START, mpi_start, MPI_START, 1)                                                          \
     X(STARTALL, mpi_startall, MPI_STARTALL, 1)                                                 \
@@ -23,11 +26,21 @@
     X(TYPE_COMMIT, mpi_type_commit, MPI_TYPE_COMMIT, 0)                                        \
     X(TYPE_DUP, mpi_type_dup, MPI_TYPE_DUP, 0)
 
-/* Families that complete requests and that memcomm does not define (the MPI-4.1 array forms
- * of MPI_Request_get_status): a binding that has them completes requests unseen. */
+/* The MPI-4.1 array forms of MPI_Request_get_status: defined where the MPI has them; where
+ * it has not, names that complete requests and that memcomm does not define (a binding that
+ * has them completes requests unseen). */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define FORTRAN_STATUS_ARRAY_FAMILIES(X)                                                       \
+    X(GET_STATUS_ANY, mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY, 1)               \
+    X(GET_STATUS_ALL, mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL, 1)               \
+    X(GET_STATUS_SOME, mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME, 1)
+#define FORTRAN_UNCARRIED_ROUTES(X)
+#else
+#define FORTRAN_STATUS_ARRAY_FAMILIES(X)
 #define FORTRAN_UNCARRIED_ROUTES(X)                                                            \
     X(mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY)                                  \
     X(mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL)                                  \
     X(mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME)
+#endif
 
 #endif

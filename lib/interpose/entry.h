@@ -30,6 +30,25 @@ int mc_MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indi
 int mc_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int mc_MPI_Request_free(MPI_Request *request);
 
+/* The MPI-4.1 array forms of MPI_Request_get_status, where the MPI has them: their requests
+ * const as the MPI's header declares them (Intel MPI 2021's are not). */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define MEMCOMM_HAS_STATUS_ARRAYS 1
+#if MEMCOMM_STATUS_ARRAYS_CONST
+#define REQUESTS_CONST const
+#else
+#define REQUESTS_CONST
+#endif
+int mc_MPI_Request_get_status_any(int count, REQUESTS_CONST MPI_Request requests[], int *index,
+                                  int *flag, MPI_Status *status);
+int mc_MPI_Request_get_status_all(int count, REQUESTS_CONST MPI_Request requests[], int *flag,
+                                  MPI_Status statuses[]);
+int mc_MPI_Request_get_status_some(int count, REQUESTS_CONST MPI_Request requests[],
+                                   int *outcount, int indices[], MPI_Status statuses[]);
+#else
+#define MEMCOMM_HAS_STATUS_ARRAYS 0
+#endif
+
 /* Sends, receives and packs (Open MPI's Fortran bindings reach PMPI_ for them). */
 int mc_MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int mc_MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,14 @@ typedef struct {
     _Atomic bool probe_done;
     fint true_value;         /* the binding's LOGICAL .true. */
     int any_base, some_base; /* what it adds to a C index (Waitany/Testany, Waitsome/Testsome) */
+    int peek_any_base, peek_some_base; /* ... (Request_get_status_any, _some) */
 } binding;
 
 static binding f77 = {.suffix = "_", .probed = PTHREAD_ONCE_INIT, .true_value = 1,
-                      .any_base = 1, .some_base = 1};
+                      .any_base = 1, .some_base = 1, .peek_any_base = 1, .peek_some_base = 1};
 static binding f08 = {.suffix = "_f08_", .f08 = true, .probed = PTHREAD_ONCE_INIT,
-                      .true_value = 1, .any_base = 1, .some_base = 1};
+                      .true_value = 1, .any_base = 1, .some_base = 1, .peek_any_base = 1,
+                      .peek_some_base = 1};
 
 /* MPICH's mpif.h constants are known to C only once its Fortran side has run mpirinitf_,
  * which its own entry points do on first use (MPIR_F_NeedInit); so does memcomm. */
@@ -172,14 +175,33 @@ typedef void (*testall_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*waitany_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*testany_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
 typedef void (*some_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
+typedef void (*peek_all_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*handle_fn)(fint *, fint *);
 typedef void (*count_handles_fn)(fint *, fint *, fint *);
 typedef void (*dup_fn)(fint *, fint *, fint *);
 typedef void (*finalize_fn)(fint *);
 
-/* The binding's .true. and index bases, from its own Test, Waitany, Testany, Waitsome and
- * Testsome of requests that are complete at once (receives from MPI_PROC_NULL). MPICH
- * 4.0's mpi_f08 Waitany, for one, returns C's 0-based indices. */
+/* The binding's .true. and index bases, from its own Test, Waitany, Testany, Waitsome,
+ * Testsome (and the MPI-4.1 Request_get_status_any and _some) of requests that are complete
+ * at once (receives from MPI_PROC_NULL). MPICH 4.0's mpi_f08 Waitany, for one, returns C's
+ * 0-based indices. */
+typedef struct {
+    enum family family;
+    bool any; /* returns one index (else an outcount and indices) */
+    size_t base; /* offset of the base it tells in `binding` */
+} indexed_call;
+
+static const indexed_call indexed_calls[] = {
+    {WAITANY, true, offsetof(binding, any_base)},
+    {TESTANY, true, offsetof(binding, any_base)},
+    {WAITSOME, false, offsetof(binding, some_base)},
+    {TESTSOME, false, offsetof(binding, some_base)},
+#if MEMCOMM_HAS_STATUS_ARRAYS
+    {GET_STATUS_ANY, true, offsetof(binding, peek_any_base)},
+    {GET_STATUS_SOME, false, offsetof(binding, peek_some_base)},
+#endif
+};
+
 static binding *probing;
 static void probe_binding(void)
 {
@@ -192,26 +214,23 @@ static void probe_binding(void)
         if (ierr == MPI_SUCCESS && flag != 0)
             b->true_value = flag;
     }
-    const enum family indexed[4] = {WAITANY, TESTANY, WAITSOME, TESTSOME};
-    for (int i = 0; i < 4; i++) {
-        entry_fn fn = binding_entry(b, indexed[i]);
+    for (size_t i = 0; i < sizeof indexed_calls / sizeof *indexed_calls; i++) {
+        const indexed_call *call = &indexed_calls[i];
+        entry_fn fn = binding_entry(b, call->family);
         MPI_Request c;
         if (!fn || PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &c))
             continue;
         fint h = PMPI_Request_c2f(c);
         index = outcount = -1;
-        if (indexed[i] == WAITANY)
+        if (call->family == WAITANY)
             ((waitany_fn)fn)(&one, &h, &index, status, &ierr);
-        else if (indexed[i] == TESTANY)
+        else if (call->any) /* Testany, Request_get_status_any */
             ((testany_fn)fn)(&one, &h, &index, &flag, status, &ierr);
         else
             ((some_fn)fn)(&one, &h, &outcount, indices, status, &ierr);
-        if (indexed[i] == WAITANY || indexed[i] == TESTANY) {
-            if (ierr == MPI_SUCCESS && (index == 0 || index == 1))
-                b->any_base = index;
-        } else if (ierr == MPI_SUCCESS && outcount == 1 && (indices[0] == 0 || indices[0] == 1)) {
-            b->some_base = indices[0];
-        }
+        const fint told = call->any ? index : outcount == 1 ? indices[0] : -1;
+        if (ierr == MPI_SUCCESS && (told == 0 || told == 1))
+            *(int *)(void *)((char *)b + call->base) = told;
         c = PMPI_Request_f2c(h);
         if (c != MPI_REQUEST_NULL) /* not completed by the binding: not left behind */
             PMPI_Request_free(&c);
@@ -489,6 +508,93 @@ static void f_get_status(binding *b, fint *request, fint *flag, fint *status, fi
     set_ierr(ierr, rc);
 }
 
+#if MEMCOMM_HAS_STATUS_ARRAYS
+/* MPI_Request_get_status_any, _all and _some: the requests stay as they are. */
+static void f_peek_any(binding *b, fint *count, fint *requests, fint *index, fint *flag,
+                       fint *status, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_ANY))) {
+        ((testany_fn)own_call)(count, requests, index, flag, status, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *count, requests, NULL, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    one_status s;
+    status_in(b, status, &s);
+    int c_index = MPI_UNDEFINED, done = 0;
+    const int rc = mc_MPI_Request_get_status_any(*count, cv.requests, &c_index, &done, s.p);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + b->peek_any_base;
+        *flag = logical(b, done);
+        status_out(b, &s, status);
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+
+static void f_peek_all(binding *b, fint *count, fint *requests, fint *flag, fint *statuses,
+                       fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_ALL))) {
+        ((peek_all_fn)own_call)(count, requests, flag, statuses, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *count, requests, statuses, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    int done = 0;
+    const int rc = mc_MPI_Request_get_status_all(*count, cv.requests, &done, cv.statuses);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *flag = logical(b, done);
+        statuses_out(b, *count, &cv, statuses);
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+
+static void f_peek_some(binding *b, fint *incount, fint *requests, fint *outcount,
+                        fint *indices, fint *statuses, fint *ierr)
+{
+    entry_fn own_call;
+    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_SOME))) {
+        ((some_fn)own_call)(incount, requests, outcount, indices, statuses, ierr);
+        return;
+    }
+    fortran_constants_ready();
+    probed(b);
+    converted cv;
+    if (!convert_in(b, *incount, requests, statuses, &cv)) {
+        no_memory(ierr);
+        return;
+    }
+    int c_out = 0;
+    int *c_indices = (int *)indices;
+    const int rc = mc_MPI_Request_get_status_some(*incount, cv.requests, &c_out, c_indices,
+                                                  cv.statuses);
+    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
+        *outcount = c_out;
+        if (c_out != MPI_UNDEFINED) {
+            for (int i = 0; i < c_out; i++)
+                indices[i] = c_indices[i] + b->peek_some_base;
+            statuses_out(b, c_out, &cv, statuses);
+        }
+    }
+    convert_done(&cv);
+    set_ierr(ierr, rc);
+}
+#endif
+
 /* The rest go to the binding's own entry point, with memcomm's work before or after it;
  * where no binding defines one (memcomm's name is then the only one), to the C call. */
 
@@ -623,6 +729,21 @@ FORTRAN_NAMES(mpi_testsome, MPI_TESTSOME,
 #define GET_STATUS_CALL(b) f_get_status(b, request, flag, status, ierr)
 FORTRAN_NAMES(mpi_request_get_status, MPI_REQUEST_GET_STATUS,
               (fint *request, fint *flag, fint *status, fint *ierr), GET_STATUS_CALL)
+#if MEMCOMM_HAS_STATUS_ARRAYS
+#define PEEK_ANY_CALL(b) f_peek_any(b, count, requests, index, flag, status, ierr)
+FORTRAN_NAMES(mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY,
+              (fint *count, fint *requests, fint *index, fint *flag, fint *status, fint *ierr),
+              PEEK_ANY_CALL)
+#define PEEK_ALL_CALL(b) f_peek_all(b, count, requests, flag, statuses, ierr)
+FORTRAN_NAMES(mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL,
+              (fint *count, fint *requests, fint *flag, fint *statuses, fint *ierr),
+              PEEK_ALL_CALL)
+#define PEEK_SOME_CALL(b) f_peek_some(b, incount, requests, outcount, indices, statuses, ierr)
+FORTRAN_NAMES(mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME,
+              (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
+               fint *ierr),
+              PEEK_SOME_CALL)
+#endif
 #define REQUEST_FREE_CALL(b) f_request_free(b, request, ierr)
 FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE, (fint *request, fint *ierr),
               REQUEST_FREE_CALL)

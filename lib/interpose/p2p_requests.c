@@ -269,32 +269,26 @@ INTERPOSE(int, MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Stat
     return completion_peek(request, flag, status);
 }
 
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
-/* The MPI-4.1 array forms, where the MPI has them: their requests const as the MPI's header
- * declares them (Intel MPI 2021's are not). */
-#if MEMCOMM_STATUS_ARRAYS_CONST
-#define REQUESTS_CONST const
-#else
-#define REQUESTS_CONST
-#endif
-EXPORT int MPI_Request_get_status_any(int count, REQUESTS_CONST MPI_Request requests[],
-                                      int *index, int *flag, MPI_Status *status)
+#if MEMCOMM_HAS_STATUS_ARRAYS
+INTERPOSE(int, MPI_Request_get_status_any, (int count, REQUESTS_CONST MPI_Request requests[],
+                                             int *index, int *flag, MPI_Status *status))
 {
     if (count <= 0 || !requests || !index || !flag || !requests_outstanding())
         return PMPI_Request_get_status_any(count, requests, index, flag, status);
     return completion_peek_array('a', count, requests, index, flag, NULL, NULL, status);
 }
 
-EXPORT int MPI_Request_get_status_all(int count, REQUESTS_CONST MPI_Request requests[],
-                                      int *flag, MPI_Status statuses[])
+INTERPOSE(int, MPI_Request_get_status_all, (int count, REQUESTS_CONST MPI_Request requests[],
+                                             int *flag, MPI_Status statuses[]))
 {
     if (count <= 0 || !requests || !flag || !requests_outstanding())
         return PMPI_Request_get_status_all(count, requests, flag, statuses);
     return completion_peek_array('l', count, requests, NULL, flag, NULL, NULL, statuses);
 }
 
-EXPORT int MPI_Request_get_status_some(int count, REQUESTS_CONST MPI_Request requests[],
-                                       int *outcount, int indices[], MPI_Status statuses[])
+INTERPOSE(int, MPI_Request_get_status_some,
+          (int count, REQUESTS_CONST MPI_Request requests[], int *outcount, int indices[],
+           MPI_Status statuses[]))
 {
     if (count <= 0 || !requests || !outcount || !indices || !requests_outstanding())
         return PMPI_Request_get_status_some(count, requests, outcount, indices, statuses);

@@ -5,7 +5,8 @@
 # the Fortran programs (run.sh), ScaLAPACK's BLACS tester (scalapack.sh) and parallel HDF5
 # (tests/hdf5/run.sh, a C program over Debian's HDF5 for that MPI), and the Fortran programs
 # again under memcomm's AddressSanitizer + UndefinedBehaviorSanitizer build (leak checks off:
-# the Fortran runtime and these MPIs keep allocations until exit).
+# the Fortran runtime and these MPIs keep allocations until exit); last, the Fortran programs
+# on Intel MPI's wheels where make test-impi built memcomm for it (impi.sh).
 #
 # usage: all.sh [JOBS]
 set -u
@@ -67,3 +68,7 @@ for m in mpich openmpi; do
         "/usr/bin/mpiexec.$m" "$PWD/build/debian-$m-asan/libmemcomm.so" \
         "build/debian-$m-asan/fortran" || exit 1
 done
+# Intel MPI's Fortran bindings (its PyPI wheels; the build make test-impi made), mpif.h and
+# `use mpi`
+tests/fortran/impi.sh "$PWD/.venv/mpi/impi" "$PWD/build/impi/libmemcomm.so" \
+    build/impi/fortran || exit 1

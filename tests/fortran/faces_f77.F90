@@ -1,6 +1,7 @@
 ! Face exchanges through every completion call, in `use mpi` or (built with -DMPIFH) mpif.h:
 ! the same program as faces_f08.f90, with integer handles and statuses. With the argument `c`
-! the requests are posted by C (faces_c.c) and completed here.
+! the requests are posted by C (faces_c.c) and completed here. Built with -DSTATUS_ARRAYS (an
+! MPI of 4.1 or later), also through MPI_Request_get_status_any, _all and _some.
 program faces_f77
 #ifndef MPIFH
   use mpi
@@ -12,9 +13,14 @@ program faces_f77
 #endif
   double precision, allocatable :: a(:, :, :)
   integer :: face, req(nreq), st(MPI_STATUS_SIZE, nreq), one(MPI_STATUS_SIZE)
+  integer :: each(MPI_STATUS_SIZE, nreq)
   integer :: rank, mode, i, k, idx, outcount, indices(nreq), bad, failures, ierr
   logical :: flag, from_c
+#ifdef STATUS_ARRAYS
+  character(len=16) :: arg, modes(15)
+#else
   character(len=16) :: arg, modes(12)
+#endif
 #ifdef MPIFH
   character(len=*), parameter :: program = 'faces_mpifh'
 #else
@@ -22,6 +28,9 @@ program faces_f77
 #endif
   modes = [character(len=16) :: 'wait', 'test', 'waitall', 'waitall-ignore', 'testall', &
            'waitany', 'testany', 'waitsome', 'testsome', 'get_status', 'persistent', &
+#ifdef STATUS_ARRAYS
+           'get_status_any', 'get_status_all', 'get_status_some', &
+#endif
            'request_free']
 
   call MPI_Init(ierr)
@@ -156,6 +165,42 @@ program faces_f77
             end do
             call MPI_Wait(req(k), MPI_STATUS_IGNORE, ierr)
           end do
+#ifdef STATUS_ARRAYS
+        case ('get_status_any')
+          ! each request found complete is then freed by MPI_Wait, so that the next call
+          ! looks at the others; an index out of range (a binding's 0-based one) ends it
+          st = 0
+          do i = 1, nreq
+            flag = .false.
+            do while (.not. flag)
+              call MPI_Request_get_status_any(nreq, req, idx, flag, one, ierr)
+            end do
+            if (idx < 1 .or. idx > nreq) exit
+            st(:, idx) = one
+            call MPI_Wait(req(idx), MPI_STATUS_IGNORE, ierr)
+          end do
+          call MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE, ierr)
+        case ('get_status_all')
+          flag = .false.
+          do while (.not. flag)
+            call MPI_Request_get_status_all(nreq, req, flag, st, ierr)
+          end do
+          call MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE, ierr)
+        case ('get_status_some')
+          st = 0
+          i = 0
+          do while (i < nreq)
+            call MPI_Request_get_status_some(nreq, req, outcount, indices, each, ierr)
+            if (outcount == MPI_UNDEFINED) exit
+            if (any(indices(1:outcount) < 1 .or. indices(1:outcount) > nreq)) exit
+            do k = 1, outcount
+              st(:, indices(k)) = each(:, k)
+              call MPI_Wait(req(indices(k)), MPI_STATUS_IGNORE, ierr)
+            end do
+            i = i + outcount
+          end do
+          call MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE, ierr)
+#endif
         end select
         bad = check(a, 1, st, trim(modes(mode)) /= 'waitall-ignore' .and. &
                     trim(modes(mode)) /= 'waitsome' .and. trim(modes(mode)) /= 'testsome')

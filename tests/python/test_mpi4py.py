@@ -127,8 +127,8 @@ def test_mpi4py_suite_in_abi_mode_same_with_memcomm(tmp_path: Path) -> None:
 
 # Intel MPI (its PyPI wheels; `make test-impi` builds memcomm for it where its libfabric can be
 # loaded), on one node through shared memory. Not the persistent collectives: memcomm passes
-# them to Intel MPI 2021, which alone fails their checks and hangs in some runs
-# (MPI_Neighbor_allgather_init: docs/errors.md).
+# them to Intel MPI 2021, which alone fails their checks and hangs in some runs, and as often
+# with memcomm preloaded but disabled (docs/errors.md).
 IMPI_MODULES = [module for module in MODULES if not module.startswith("test_cco_pr_")]
 
 
