@@ -175,7 +175,6 @@ typedef void (*testall_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*waitany_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*testany_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
 typedef void (*some_fn)(fint *, fint *, fint *, fint *, fint *, fint *);
-typedef void (*peek_all_fn)(fint *, fint *, fint *, fint *, fint *);
 typedef void (*handle_fn)(fint *, fint *);
 typedef void (*count_handles_fn)(fint *, fint *, fint *);
 typedef void (*dup_fn)(fint *, fint *, fint *);
@@ -386,52 +385,84 @@ static void f_test(binding *b, fint *request, fint *flag, fint *status, fint *ie
     set_ierr(ierr, rc);
 }
 
-static void f_all(binding *b, bool blocking, fint *count, fint *requests, fint *flag,
+/* The three forms of each array completion call: Wait* (blocking), Test* and, where the MPI
+ * has them (MPI 4.1), Request_get_status_* (peeking: the requests stay as they are). */
+typedef enum { WAITING, TESTING, PEEKING } completion_form;
+
+#if !MEMCOMM_HAS_STATUS_ARRAYS /* no peeking forms: never asked for */
+#define GET_STATUS_ANY FAMILIES
+#define GET_STATUS_ALL FAMILIES
+#define GET_STATUS_SOME FAMILIES
+#endif
+
+static enum family family_of(completion_form form, enum family waiting, enum family testing,
+                             enum family peeking)
+{
+    return form == WAITING ? waiting : form == TESTING ? testing : peeking;
+}
+
+/* The binding's own entry point of `f` while no carried request is outstanding; else NULL,
+ * and the call is memcomm's (the binding's constants and conventions read first). */
+static entry_fn own_while_idle(binding *b, completion_form form, enum family f)
+{
+    if (form != PEEKING)
+        sendpath_epoch_boundary();
+    entry_fn own_call;
+    if (!requests_outstanding() && f < FAMILIES && (own_call = binding_entry(b, f)))
+        return own_call;
+    fortran_constants_ready();
+    probed(b);
+    return NULL;
+}
+
+static void f_all(binding *b, completion_form form, fint *count, fint *requests, fint *flag,
                   fint *statuses, fint *ierr)
 {
-    entry_fn own_call;
-    sendpath_epoch_boundary();
-    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITALL : TESTALL))) {
-        if (blocking)
+    entry_fn own_call =
+        own_while_idle(b, form, family_of(form, WAITALL, TESTALL, GET_STATUS_ALL));
+    if (own_call) {
+        if (form == WAITING)
             ((waitall_fn)own_call)(count, requests, statuses, ierr);
         else
             ((testall_fn)own_call)(count, requests, flag, statuses, ierr);
         return;
     }
-    fortran_constants_ready();
-    probed(b);
     converted cv;
     if (!convert_in(b, *count, requests, statuses, &cv)) {
         no_memory(ierr);
         return;
     }
-    int done = 0;
-    const int rc = blocking ? mc_MPI_Waitall(*count, cv.requests, cv.statuses)
-                            : mc_MPI_Testall(*count, cv.requests, &done, cv.statuses);
+    int done = 0, rc = MPI_ERR_INTERN;
+    if (form == WAITING)
+        rc = mc_MPI_Waitall(*count, cv.requests, cv.statuses);
+    else if (form == TESTING)
+        rc = mc_MPI_Testall(*count, cv.requests, &done, cv.statuses);
+#if MEMCOMM_HAS_STATUS_ARRAYS
+    else
+        rc = mc_MPI_Request_get_status_all(*count, cv.requests, &done, cv.statuses);
+#endif
     if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
         requests_out(*count, &cv, requests);
         statuses_out(b, *count, &cv, statuses);
-        if (!blocking)
+        if (form != WAITING)
             *flag = logical(b, done);
     }
     convert_done(&cv);
     set_ierr(ierr, rc);
 }
 
-static void f_any(binding *b, bool blocking, fint *count, fint *requests, fint *index,
+static void f_any(binding *b, completion_form form, fint *count, fint *requests, fint *index,
                   fint *flag, fint *status, fint *ierr)
 {
-    entry_fn own_call;
-    sendpath_epoch_boundary();
-    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITANY : TESTANY))) {
-        if (blocking)
+    entry_fn own_call =
+        own_while_idle(b, form, family_of(form, WAITANY, TESTANY, GET_STATUS_ANY));
+    if (own_call) {
+        if (form == WAITING)
             ((waitany_fn)own_call)(count, requests, index, status, ierr);
         else
             ((testany_fn)own_call)(count, requests, index, flag, status, ierr);
         return;
     }
-    fortran_constants_ready();
-    probed(b);
     converted cv;
     if (!convert_in(b, *count, requests, NULL, &cv)) {
         no_memory(ierr);
@@ -439,13 +470,20 @@ static void f_any(binding *b, bool blocking, fint *count, fint *requests, fint *
     }
     one_status s;
     status_in(b, status, &s);
-    int c_index = MPI_UNDEFINED, done = 0;
-    const int rc = blocking ? mc_MPI_Waitany(*count, cv.requests, &c_index, s.p)
-                            : mc_MPI_Testany(*count, cv.requests, &c_index, &done, s.p);
+    int c_index = MPI_UNDEFINED, done = 0, rc = MPI_ERR_INTERN;
+    if (form == WAITING)
+        rc = mc_MPI_Waitany(*count, cv.requests, &c_index, s.p);
+    else if (form == TESTING)
+        rc = mc_MPI_Testany(*count, cv.requests, &c_index, &done, s.p);
+#if MEMCOMM_HAS_STATUS_ARRAYS
+    else
+        rc = mc_MPI_Request_get_status_any(*count, cv.requests, &c_index, &done, s.p);
+#endif
     if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
         requests_out(*count, &cv, requests);
-        *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + b->any_base;
-        if (!blocking)
+        const int base = form == PEEKING ? b->peek_any_base : b->any_base;
+        *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + base;
+        if (form != WAITING)
             *flag = logical(b, done);
         status_out(b, &s, status);
     }
@@ -453,33 +491,38 @@ static void f_any(binding *b, bool blocking, fint *count, fint *requests, fint *
     set_ierr(ierr, rc);
 }
 
-static void f_some(binding *b, bool blocking, fint *incount, fint *requests, fint *outcount,
-                   fint *indices, fint *statuses, fint *ierr)
+static void f_some(binding *b, completion_form form, fint *incount, fint *requests,
+                   fint *outcount, fint *indices, fint *statuses, fint *ierr)
 {
-    entry_fn own_call;
-    sendpath_epoch_boundary();
-    if (!requests_outstanding() && (own_call = binding_entry(b, blocking ? WAITSOME : TESTSOME))) {
+    entry_fn own_call =
+        own_while_idle(b, form, family_of(form, WAITSOME, TESTSOME, GET_STATUS_SOME));
+    if (own_call) {
         ((some_fn)own_call)(incount, requests, outcount, indices, statuses, ierr);
         return;
     }
-    fortran_constants_ready();
-    probed(b);
     converted cv;
     if (!convert_in(b, *incount, requests, statuses, &cv)) {
         no_memory(ierr);
         return;
     }
-    int c_out = 0;
+    int c_out = 0, rc = MPI_ERR_INTERN;
     int *c_indices = (int *)indices; /* MPI_Fint is int in every MPI memcomm builds on */
-    const int rc =
-        blocking ? mc_MPI_Waitsome(*incount, cv.requests, &c_out, c_indices, cv.statuses)
-                 : mc_MPI_Testsome(*incount, cv.requests, &c_out, c_indices, cv.statuses);
+    if (form == WAITING)
+        rc = mc_MPI_Waitsome(*incount, cv.requests, &c_out, c_indices, cv.statuses);
+    else if (form == TESTING)
+        rc = mc_MPI_Testsome(*incount, cv.requests, &c_out, c_indices, cv.statuses);
+#if MEMCOMM_HAS_STATUS_ARRAYS
+    else
+        rc = mc_MPI_Request_get_status_some(*incount, cv.requests, &c_out, c_indices,
+                                            cv.statuses);
+#endif
     if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
         requests_out(*incount, &cv, requests);
         *outcount = c_out;
         if (c_out != MPI_UNDEFINED) {
+            const int base = form == PEEKING ? b->peek_some_base : b->some_base;
             for (int i = 0; i < c_out; i++)
-                indices[i] = c_indices[i] + b->some_base;
+                indices[i] = c_indices[i] + base;
             statuses_out(b, c_out, &cv, statuses);
         }
     }
@@ -507,93 +550,6 @@ static void f_get_status(binding *b, fint *request, fint *flag, fint *status, fi
     }
     set_ierr(ierr, rc);
 }
-
-#if MEMCOMM_HAS_STATUS_ARRAYS
-/* MPI_Request_get_status_any, _all and _some: the requests stay as they are. */
-static void f_peek_any(binding *b, fint *count, fint *requests, fint *index, fint *flag,
-                       fint *status, fint *ierr)
-{
-    entry_fn own_call;
-    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_ANY))) {
-        ((testany_fn)own_call)(count, requests, index, flag, status, ierr);
-        return;
-    }
-    fortran_constants_ready();
-    probed(b);
-    converted cv;
-    if (!convert_in(b, *count, requests, NULL, &cv)) {
-        no_memory(ierr);
-        return;
-    }
-    one_status s;
-    status_in(b, status, &s);
-    int c_index = MPI_UNDEFINED, done = 0;
-    const int rc = mc_MPI_Request_get_status_any(*count, cv.requests, &c_index, &done, s.p);
-    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
-        *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + b->peek_any_base;
-        *flag = logical(b, done);
-        status_out(b, &s, status);
-    }
-    convert_done(&cv);
-    set_ierr(ierr, rc);
-}
-
-static void f_peek_all(binding *b, fint *count, fint *requests, fint *flag, fint *statuses,
-                       fint *ierr)
-{
-    entry_fn own_call;
-    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_ALL))) {
-        ((peek_all_fn)own_call)(count, requests, flag, statuses, ierr);
-        return;
-    }
-    fortran_constants_ready();
-    probed(b);
-    converted cv;
-    if (!convert_in(b, *count, requests, statuses, &cv)) {
-        no_memory(ierr);
-        return;
-    }
-    int done = 0;
-    const int rc = mc_MPI_Request_get_status_all(*count, cv.requests, &done, cv.statuses);
-    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
-        *flag = logical(b, done);
-        statuses_out(b, *count, &cv, statuses);
-    }
-    convert_done(&cv);
-    set_ierr(ierr, rc);
-}
-
-static void f_peek_some(binding *b, fint *incount, fint *requests, fint *outcount,
-                        fint *indices, fint *statuses, fint *ierr)
-{
-    entry_fn own_call;
-    if (!requests_outstanding() && (own_call = binding_entry(b, GET_STATUS_SOME))) {
-        ((some_fn)own_call)(incount, requests, outcount, indices, statuses, ierr);
-        return;
-    }
-    fortran_constants_ready();
-    probed(b);
-    converted cv;
-    if (!convert_in(b, *incount, requests, statuses, &cv)) {
-        no_memory(ierr);
-        return;
-    }
-    int c_out = 0;
-    int *c_indices = (int *)indices;
-    const int rc = mc_MPI_Request_get_status_some(*incount, cv.requests, &c_out, c_indices,
-                                                  cv.statuses);
-    if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
-        *outcount = c_out;
-        if (c_out != MPI_UNDEFINED) {
-            for (int i = 0; i < c_out; i++)
-                indices[i] = c_indices[i] + b->peek_some_base;
-            statuses_out(b, c_out, &cv, statuses);
-        }
-    }
-    convert_done(&cv);
-    set_ierr(ierr, rc);
-}
-#endif
 
 /* The rest go to the binding's own entry point, with memcomm's work before or after it;
  * where no binding defines one (memcomm's name is then the only one), to the C call. */
@@ -701,27 +657,27 @@ FORTRAN_NAMES(mpi_wait, MPI_WAIT, (fint *request, fint *status, fint *ierr), WAI
 #define TEST_CALL(b) f_test(b, request, flag, status, ierr)
 FORTRAN_NAMES(mpi_test, MPI_TEST, (fint *request, fint *flag, fint *status, fint *ierr),
               TEST_CALL)
-#define WAITALL_CALL(b) f_all(b, true, count, requests, NULL, statuses, ierr)
+#define WAITALL_CALL(b) f_all(b, WAITING, count, requests, NULL, statuses, ierr)
 FORTRAN_NAMES(mpi_waitall, MPI_WAITALL,
               (fint *count, fint *requests, fint *statuses, fint *ierr), WAITALL_CALL)
-#define TESTALL_CALL(b) f_all(b, false, count, requests, flag, statuses, ierr)
+#define TESTALL_CALL(b) f_all(b, TESTING, count, requests, flag, statuses, ierr)
 FORTRAN_NAMES(mpi_testall, MPI_TESTALL,
               (fint *count, fint *requests, fint *flag, fint *statuses, fint *ierr),
               TESTALL_CALL)
-#define WAITANY_CALL(b) f_any(b, true, count, requests, index, NULL, status, ierr)
+#define WAITANY_CALL(b) f_any(b, WAITING, count, requests, index, NULL, status, ierr)
 FORTRAN_NAMES(mpi_waitany, MPI_WAITANY,
               (fint *count, fint *requests, fint *index, fint *status, fint *ierr),
               WAITANY_CALL)
-#define TESTANY_CALL(b) f_any(b, false, count, requests, index, flag, status, ierr)
+#define TESTANY_CALL(b) f_any(b, TESTING, count, requests, index, flag, status, ierr)
 FORTRAN_NAMES(mpi_testany, MPI_TESTANY,
               (fint *count, fint *requests, fint *index, fint *flag, fint *status, fint *ierr),
               TESTANY_CALL)
-#define WAITSOME_CALL(b) f_some(b, true, incount, requests, outcount, indices, statuses, ierr)
+#define WAITSOME_CALL(b) f_some(b, WAITING, incount, requests, outcount, indices, statuses, ierr)
 FORTRAN_NAMES(mpi_waitsome, MPI_WAITSOME,
               (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
                fint *ierr),
               WAITSOME_CALL)
-#define TESTSOME_CALL(b) f_some(b, false, incount, requests, outcount, indices, statuses, ierr)
+#define TESTSOME_CALL(b) f_some(b, TESTING, incount, requests, outcount, indices, statuses, ierr)
 FORTRAN_NAMES(mpi_testsome, MPI_TESTSOME,
               (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
                fint *ierr),
@@ -730,15 +686,15 @@ FORTRAN_NAMES(mpi_testsome, MPI_TESTSOME,
 FORTRAN_NAMES(mpi_request_get_status, MPI_REQUEST_GET_STATUS,
               (fint *request, fint *flag, fint *status, fint *ierr), GET_STATUS_CALL)
 #if MEMCOMM_HAS_STATUS_ARRAYS
-#define PEEK_ANY_CALL(b) f_peek_any(b, count, requests, index, flag, status, ierr)
+#define PEEK_ANY_CALL(b) f_any(b, PEEKING, count, requests, index, flag, status, ierr)
 FORTRAN_NAMES(mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY,
               (fint *count, fint *requests, fint *index, fint *flag, fint *status, fint *ierr),
               PEEK_ANY_CALL)
-#define PEEK_ALL_CALL(b) f_peek_all(b, count, requests, flag, statuses, ierr)
+#define PEEK_ALL_CALL(b) f_all(b, PEEKING, count, requests, flag, statuses, ierr)
 FORTRAN_NAMES(mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL,
               (fint *count, fint *requests, fint *flag, fint *statuses, fint *ierr),
               PEEK_ALL_CALL)
-#define PEEK_SOME_CALL(b) f_peek_some(b, incount, requests, outcount, indices, statuses, ierr)
+#define PEEK_SOME_CALL(b) f_some(b, PEEKING, incount, requests, outcount, indices, statuses, ierr)
 FORTRAN_NAMES(mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME,
               (fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
                fint *ierr),
