@@ -193,11 +193,8 @@ MPICH_SUITE_TYPES ?= MPI_FLOAT_INT
 test-openmpi-suite: MPICH_SUITE_DTP_DIRS =
 test-%-suite: build/%/libmemcomm.so
 	@echo "== tests: MPICH's own tests ($(MPICH_SUITE_DIRS); DTPools: $(MPICH_SUITE_DTP_DIRS)) on $*, alone and under memcomm"
-	@tarball=$$(tests/fetch_mpich_sources.sh $(MPICH_SOURCES)) && \
-	  { DTP_DIRS="$(MPICH_SUITE_DTP_DIRS)" DTP_TYPES="$(MPICH_SUITE_TYPES)" \
-	      $(STAGE) $@ tests/mpich_test_suite.sh $$tarball $* $(MPICH_SUITE_DIRS) \
-	      > build/$*-suite.log 2>&1; \
-	    rc=$$?; grep -v ': same (' build/$*-suite.log; exit $$rc; }
+	@DTP_DIRS="$(MPICH_SUITE_DTP_DIRS)" DTP_TYPES="$(MPICH_SUITE_TYPES)" $(STAGE) $@ \
+	  tests/mpich_test_suite_logged.sh $(MPICH_SOURCES) $* $(MPICH_SUITE_DIRS)
 
 # On Debian's MPICH and Open MPI: memcomm's C tests, MPICH's own tests, and the Fortran
 # programs, ScaLAPACK's BLACS tester and parallel HDF5, which need the Fortran bindings and

@@ -25,23 +25,6 @@ build() { # directory, MPI, extra cmake options
     cmake --build "build/$1" -j "$jobs" > "build/$1.build.log" 2>&1 \
         || { cat "build/$1.build.log"; return 1; }
 }
-# MPICH's own datatype tests (tests/mpich_test_suite.sh), alone and under memcomm; on MPICH
-# also the point-to-point runs of its datatype generator (DTPools, which Open MPI 4's header
-# cannot build). The sources: Debian's (MPICH_SOURCES, a directory; the Makefile sets it).
-suite() { # MPI, DTPools dirs
-    local tarball
-    if ! tarball=$(tests/fetch_mpich_sources.sh "${MPICH_SOURCES:-.venv/mpich-sources}"); then
-        echo "MPICH's tests on Debian's $1: skipped: its sources could not be fetched"
-        return 0
-    fi
-    echo "== tests: MPICH's own tests (datatype; DTPools: ${2:-none}) on Debian's $1," \
-         "alone and under memcomm"
-    DTP_DIRS=$2 DTP_TYPES=MPI_FLOAT_INT tests/mpich_test_suite.sh "$tarball" "debian-$1" \
-        datatype > "build/debian-$1-suite.log" 2>&1
-    local rc=$?
-    grep -v ': same (' "build/debian-$1-suite.log"
-    return $rc
-}
 # memcomm's C tests on each (a focused subset: the random-type counts cut down); the tests
 # step around what dies inside the MPI alone (MPICH 4.0.2's MPI_Isendrecv, persistent
 # collectives and the memory types its ROMIO cannot take: docs/errors.md)
@@ -51,9 +34,15 @@ for m in mpich openmpi; do
     echo "== tests: memcomm's C tests on Debian's $m"
     (cd "build/debian-$m" && OMPI_MCA_rmaps_base_oversubscribe=1 \
         ctest --timeout 300 --output-on-failure) || exit 1
+    # MPICH's own datatype tests, alone and under memcomm; on MPICH also the point-to-point
+    # runs of its datatype generator (DTPools, which Open MPI 4's header cannot build). The
+    # sources: Debian's (MPICH_SOURCES, a directory; the Makefile sets it).
     dtpools=pt2pt
     [ "$m" = openmpi ] && dtpools=
-    suite "$m" "$dtpools" || exit 1
+    echo "== tests: MPICH's own tests (datatype; DTPools: ${dtpools:-none}) on Debian's $m," \
+         "alone and under memcomm"
+    DTP_DIRS=$dtpools DTP_TYPES=MPI_FLOAT_INT tests/mpich_test_suite_logged.sh \
+        "${MPICH_SOURCES:-.venv/mpich-sources}" "debian-$m" datatype || exit 1
     tests/fortran/run.sh "$m" "/usr/bin/mpicc.$m" "/usr/bin/mpif90.$m" "/usr/bin/mpiexec.$m" \
         "$lib" "build/debian-$m/fortran" || exit 1
     tests/fortran/scalapack.sh "$m" "/usr/bin/mpiexec.$m" "$lib" "build/debian-$m/scalapack" \
