@@ -6,7 +6,7 @@
 #ifndef MEMCOMM_FORTRAN_NAMES_H
 #define MEMCOMM_FORTRAN_NAMES_H
 
-#include <mpi.h>
+#include "mpiutil.h"
 
 #define FORTRAN_FAMILIES(X)                                                                    \
     X(WAIT, mpi_wait, MPI_WAIT, 1)                                                             \
@@ -29,7 +29,7 @@
 /* The MPI-4.1 array forms of MPI_Request_get_status: defined where the MPI has them; where
  * it has not, names that complete requests and that memcomm does not define (a binding that
  * has them completes requests unseen). */
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#if MEMCOMM_HAS_STATUS_ARRAYS
 #define FORTRAN_STATUS_ARRAY_FAMILIES(X)                                                       \
     X(GET_STATUS_ANY, mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY, 1)               \
     X(GET_STATUS_ALL, mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL, 1)               \

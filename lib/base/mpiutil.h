@@ -12,6 +12,14 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* The MPI-4.1 array forms of MPI_Request_get_status (_any, _all, _some): memcomm defines them,
+ * in C and Fortran, where the MPI's header has them. */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define MEMCOMM_HAS_STATUS_ARRAYS 1
+#else
+#define MEMCOMM_HAS_STATUS_ARRAYS 0
+#endif
+
 static inline uint64_t handle_key_of(const void *handle, size_t size)
 {
     uint64_t key = 0;

@@ -32,8 +32,7 @@ int mc_MPI_Request_free(MPI_Request *request);
 
 /* The MPI-4.1 array forms of MPI_Request_get_status, where the MPI has them: their requests
  * const as the MPI's header declares them (Intel MPI 2021's are not). */
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
-#define MEMCOMM_HAS_STATUS_ARRAYS 1
+#if MEMCOMM_HAS_STATUS_ARRAYS
 #if MEMCOMM_STATUS_ARRAYS_CONST
 #define REQUESTS_CONST const
 #else
@@ -45,8 +44,6 @@ int mc_MPI_Request_get_status_all(int count, REQUESTS_CONST MPI_Request requests
                                   MPI_Status statuses[]);
 int mc_MPI_Request_get_status_some(int count, REQUESTS_CONST MPI_Request requests[],
                                    int *outcount, int indices[], MPI_Status statuses[]);
-#else
-#define MEMCOMM_HAS_STATUS_ARRAYS 0
 #endif
 
 /* Sends, receives and packs (Open MPI's Fortran bindings reach PMPI_ for them). */

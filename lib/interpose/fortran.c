@@ -20,7 +20,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +43,23 @@ enum { WRITES_BACK_ON_ERROR = 1 };
 
 /* ---- bindings ---- */
 
+/* The calls that return indices, by the base a binding may give them: Waitany and Testany,
+ * Waitsome and Testsome, Request_get_status_any, Request_get_status_some. */
+typedef enum { BASE_ANY, BASE_SOME, BASE_PEEK_ANY, BASE_PEEK_SOME, INDEX_BASES } index_base;
+
 typedef struct {
     const char *suffix; /* of the binding's own names: "_" (mpif.h, use mpi), "_f08_" */
     bool f08;
     pthread_once_t probed;
     _Atomic bool probe_done;
     fint true_value;         /* the binding's LOGICAL .true. */
-    int any_base, some_base; /* what it adds to a C index (Waitany/Testany, Waitsome/Testsome) */
-    int peek_any_base, peek_some_base; /* ... (Request_get_status_any, _some) */
+    int base[INDEX_BASES];   /* what it adds to a C index, per index_base */
 } binding;
 
 static binding f77 = {.suffix = "_", .probed = PTHREAD_ONCE_INIT, .true_value = 1,
-                      .any_base = 1, .some_base = 1, .peek_any_base = 1, .peek_some_base = 1};
+                      .base = {1, 1, 1, 1}};
 static binding f08 = {.suffix = "_f08_", .f08 = true, .probed = PTHREAD_ONCE_INIT,
-                      .true_value = 1, .any_base = 1, .some_base = 1, .peek_any_base = 1,
-                      .peek_some_base = 1};
+                      .true_value = 1, .base = {1, 1, 1, 1}};
 
 /* MPICH's mpif.h constants are known to C only once its Fortran side has run mpirinitf_,
  * which its own entry points do on first use (MPIR_F_NeedInit); so does memcomm. */
@@ -186,18 +187,14 @@ typedef void (*finalize_fn)(fint *);
  * 0-based indices. */
 typedef struct {
     enum family family;
-    bool any; /* returns one index (else an outcount and indices) */
-    size_t base; /* offset of the base it tells in `binding` */
+    index_base base; /* BASE_ANY, BASE_PEEK_ANY: one index; else an outcount and indices */
 } indexed_call;
 
 static const indexed_call indexed_calls[] = {
-    {WAITANY, true, offsetof(binding, any_base)},
-    {TESTANY, true, offsetof(binding, any_base)},
-    {WAITSOME, false, offsetof(binding, some_base)},
-    {TESTSOME, false, offsetof(binding, some_base)},
+    {WAITANY, BASE_ANY},        {TESTANY, BASE_ANY},
+    {WAITSOME, BASE_SOME},      {TESTSOME, BASE_SOME},
 #if MEMCOMM_HAS_STATUS_ARRAYS
-    {GET_STATUS_ANY, true, offsetof(binding, peek_any_base)},
-    {GET_STATUS_SOME, false, offsetof(binding, peek_some_base)},
+    {GET_STATUS_ANY, BASE_PEEK_ANY}, {GET_STATUS_SOME, BASE_PEEK_SOME},
 #endif
 };
 
@@ -221,15 +218,16 @@ static void probe_binding(void)
             continue;
         fint h = PMPI_Request_c2f(c);
         index = outcount = -1;
+        const bool any = call->base == BASE_ANY || call->base == BASE_PEEK_ANY;
         if (call->family == WAITANY)
             ((waitany_fn)fn)(&one, &h, &index, status, &ierr);
-        else if (call->any) /* Testany, Request_get_status_any */
+        else if (any) /* Testany, Request_get_status_any */
             ((testany_fn)fn)(&one, &h, &index, &flag, status, &ierr);
         else
             ((some_fn)fn)(&one, &h, &outcount, indices, status, &ierr);
-        const fint told = call->any ? index : outcount == 1 ? indices[0] : -1;
+        const fint told = any ? index : outcount == 1 ? indices[0] : -1;
         if (ierr == MPI_SUCCESS && (told == 0 || told == 1))
-            *(int *)(void *)((char *)b + call->base) = told;
+            b->base[call->base] = told;
         c = PMPI_Request_f2c(h);
         if (c != MPI_REQUEST_NULL) /* not completed by the binding: not left behind */
             PMPI_Request_free(&c);
@@ -481,7 +479,7 @@ static void f_any(binding *b, completion_form form, fint *count, fint *requests,
 #endif
     if (rc == MPI_SUCCESS || WRITES_BACK_ON_ERROR) {
         requests_out(*count, &cv, requests);
-        const int base = form == PEEKING ? b->peek_any_base : b->any_base;
+        const int base = b->base[form == PEEKING ? BASE_PEEK_ANY : BASE_ANY];
         *index = c_index == MPI_UNDEFINED ? MPI_UNDEFINED : c_index + base;
         if (form != WAITING)
             *flag = logical(b, done);
@@ -520,7 +518,7 @@ static void f_some(binding *b, completion_form form, fint *incount, fint *reques
         requests_out(*incount, &cv, requests);
         *outcount = c_out;
         if (c_out != MPI_UNDEFINED) {
-            const int base = form == PEEKING ? b->peek_some_base : b->some_base;
+            const int base = b->base[form == PEEKING ? BASE_PEEK_SOME : BASE_SOME];
             for (int i = 0; i < c_out; i++)
                 indices[i] = c_indices[i] + base;
             statuses_out(b, c_out, &cv, statuses);

@@ -259,7 +259,7 @@ int completion_peek(MPI_Request request, int *flag, MPI_Status *status)
     return rc;
 }
 
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#if MEMCOMM_HAS_STATUS_ARRAYS
 /* A receive found complete by an array peek: unpacked, with its status read again when the
  * caller's statuses do not hold it. */
 static void peeked_at(request_entry *e, MPI_Request request, int code, const MPI_Status *status)
