@@ -71,6 +71,8 @@ typedef struct {
     unsigned long long paths_by_mpi;   /* ... that chose the MPI's own datatype path */
     unsigned long long unseen_routes;  /* requests left to the MPI because a Fortran binding
                                           ahead of memcomm could complete them unseen */
+    unsigned long long paths_saved;    /* paths taken from the decisions of runs before
+                                          (MEMCOMM_DECISIONS), without trials */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

@@ -53,6 +53,8 @@ static void read_env(void)
     config_current.pool_bytes =
         env_size("MEMCOMM_POOL_BYTES", default_pool_bytes(config_current.inflight_bytes));
     config_current.huge_pages = env_flag("MEMCOMM_HUGE_PAGES", true);
+    const char *decisions = getenv("MEMCOMM_DECISIONS");
+    config_current.decisions = decisions && *decisions ? decisions : NULL;
     const char *path = getenv("MEMCOMM_SEND_PATH");
     config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED

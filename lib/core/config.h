@@ -17,6 +17,8 @@ typedef struct {
     bool huge_pages; /* MEMCOMM_HUGE_PAGES (default on): message buffers of 64 KiB and more in
                       * 2 MiB pages (lib/p2p/bufpool.c) */
     int send_path;        /* MEMCOMM_SEND_PATH: CONFIG_SEND_MEASURE, _PACKED or _BY_MPI */
+    const char *decisions; /* MEMCOMM_DECISIONS: the file of earlier runs' path decisions, or
+                            * NULL (lib/core/decisions.h) */
 } config;
 
 /* Read once; inline, because every intercepted call asks (an 8-byte send takes 0.2 us). */

@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "config.h"
+#include "decisions.h"
 #include "explain.h"
 #include "stats.h"
 
@@ -47,6 +48,7 @@ struct size_class_state {
     trial earlier[MAX_TRIALS]; /* a close first round's, measured again at once */
     int earlier_recorded;
     int round;                  /* of trials, from 0 */
+    uint64_t layout;            /* decisions_layout_key, when MEMCOMM_DECISIONS is set */
     _Atomic unsigned sample_every[TRIAL_SIDES]; /* a decided path's calls of a side: every
                                                    this many is timed (a power of two; 0:
                                                    none; set before `decided`) */
@@ -65,6 +67,7 @@ typedef struct size_class_state size_class_state;
  * keeps up to 256 analyses) */
 struct sendpath_table {
     pthread_mutex_t lock;
+    uint64_t layout; /* decisions_layout_key, when MEMCOMM_DECISIONS is set */
     _Atomic(size_class_state *) classes[PATH_USES][SIZE_CLASSES]; /* made once, under lock */
 };
 
@@ -84,6 +87,8 @@ static sendpath_table *table_of(analysis *a)
     if (!fresh)
         return NULL;
     pthread_mutex_init(&fresh->lock, NULL);
+    if (config_get()->decisions)
+        fresh->layout = decisions_layout_key(a->normal, &a->bounds);
     sendpath_table *expected = NULL;
     if (!atomic_compare_exchange_strong(&a->send_paths, &expected, fresh)) {
         pthread_mutex_destroy(&fresh->lock);
@@ -93,14 +98,19 @@ static sendpath_table *table_of(analysis *a)
     return fresh;
 }
 
-/* A use's size class, made undecided at the first call that asks (under the table's lock);
- * NULL when memory is short. */
+static void adopt_saved(size_class_state *s, path_use use, int size_class);
+
+/* A use's size class, made at the first call that asks (under the table's lock): undecided,
+ * or decided as a run before decided it (MEMCOMM_DECISIONS); NULL when memory is short. */
 static size_class_state *class_of(sendpath_table *t, path_use use, int size_class)
 {
     size_class_state *s = atomic_load_explicit(&t->classes[use][size_class],
                                                memory_order_relaxed);
     if (!s && (s = mc_calloc(1, sizeof *s))) {
         s->decided = UNDECIDED;
+        s->layout = t->layout;
+        if (config_get()->decisions)
+            adopt_saved(s, use, size_class);
         atomic_store_explicit(&t->classes[use][size_class], s, memory_order_release);
     }
     return s;
@@ -234,6 +244,11 @@ static const char *const use_names[PATH_USES] = {
     [USE_FILE_READ] = "MPI-IO read",
 };
 
+const char *sendpath_use_name(int use)
+{
+    return use >= 0 && use < PATH_USES ? use_names[use] : "unknown";
+}
+
 static bool packs_itself(path_use use) { return use == USE_PACK || use == USE_UNPACK; }
 
 static const char *path_name(int path, int paths, path_use use)
@@ -337,6 +352,22 @@ static void measure_again(size_class_state *s)
     s->round++;
 }
 
+/* `path` decided, with its usual time per side (0: none): its calls from now on are sampled
+ * against it, unless not `watched` (the last round). */
+static void settle(size_class_state *s, int path, const double usual[TRIAL_SIDES], bool watched)
+{
+    s->strikes = 0;
+    for (int side = 0; side < TRIAL_SIDES; side++) {
+        s->usual[side] = usual[side];
+        atomic_store_explicit(&s->sample_every[side],
+                              watched && usual[side] > 0 ? sample_every(usual[side]) : 0,
+                              memory_order_relaxed);
+        s->sampled[side] = 0;
+        atomic_store_explicit(&s->calls[side], 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&s->decided, path, memory_order_release);
+}
+
 /* All trials in: decide, and keep the decided path's usual times for the samples. A close
  * point-to-point decision for packing in the first round is measured again at once, both
  * paths warm (the MPI's own may take a dozen calls to reach its usual time: lib/base/trials.h),
@@ -371,21 +402,42 @@ static void decide(size_class_state *s, path_use use, int size_class)
         : s->earlier_recorded ? trials_decide_again(s->earlier, s->earlier_recorded, s->trials,
                                                     s->recorded, s->paths)
                               : trials_decide(s->trials, s->recorded, s->paths);
-    s->strikes = 0;
-    for (int side = 0; side < TRIAL_SIDES; side++) {
-        s->usual[side] = trials_usual(s->trials, s->recorded, decided, side);
-        atomic_store_explicit(&s->sample_every[side],
-                              s->round + 1 < SENDPATH_ROUNDS && s->usual[side] > 0
-                                  ? sample_every(s->usual[side])
-                                  : 0,
-                              memory_order_relaxed);
-        s->sampled[side] = 0;
-        atomic_store_explicit(&s->calls[side], 0, memory_order_relaxed);
-    }
-    atomic_store_explicit(&s->decided, decided, memory_order_release);
+    double usual[TRIAL_SIDES];
+    for (int side = 0; side < TRIAL_SIDES; side++)
+        usual[side] = trials_usual(s->trials, s->recorded, decided, side);
+    settle(s, decided, usual, s->round + 1 < SENDPATH_ROUNDS);
     stats_path_decided(s->decided == s->paths - 1);
+    decisions_note(s->layout, use, size_class, s->paths, decided, s->usual);
     if (config_get()->explain)
         explain_decision(s, use, size_class, NULL);
+}
+
+static unsigned watch_after(const size_class_state *s);
+
+/* A decision of a run before (MEMCOMM_DECISIONS) for a class just made: taken as if measured
+ * now, with the usual times it was decided with, so its calls are sampled and a path that no
+ * longer holds (3 samples in a row at twice its usual time) is measured again. */
+static void adopt_saved(size_class_state *s, path_use use, int size_class)
+{
+    saved_decision d;
+    if (!decisions_find(s->layout, use, size_class, &d))
+        return;
+    s->paths = d.paths;
+    settle(s, d.path, d.usual, true);
+    atomic_store_explicit(&s->epoch.watch_after, watch_after(s), memory_order_relaxed);
+    stats_path_saved();
+    if (config_get()->explain) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "chose %s, as a run before decided (MEMCOMM_DECISIONS: usual send %.1f us, "
+                 "receive %.1f us); no trials",
+                 path_name(d.path, d.paths, use), d.usual[TRIAL_SEND] * 1e6,
+                 d.usual[TRIAL_RECEIVE] * 1e6);
+        char what[96];
+        snprintf(what, sizeof what, "path of %s, %lld-%lld bytes", use_names[use],
+                 1LL << size_class, (2LL << size_class) - 1);
+        explain_lines_to_stderr(what, text);
+    }
 }
 
 /* MEMCOMM_EXPLAIN=1: why a close decision is measured again */

@@ -154,6 +154,9 @@ bool sendpath_class_passes(sendpath_class *c, int paths, int side);
  * own path at once, and counted if so (sendpath_class_passes for epochs). */
 bool sendpath_epoch_class_passes(sendpath_class *c);
 
+/* A use's name, as explanations and the decisions file (lib/core/decisions.h) give it. */
+const char *sendpath_use_name(int use);
+
 /* Free an analysis's measurements (analysis_release). */
 void sendpath_free(analysis *a);
 

@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-    reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi;
+    reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved;
 
 void stats_handled(int64_t bytes)
 {
@@ -30,6 +30,8 @@ void stats_unseen_route(void)
     atomic_fetch_add_explicit(&unseen_routes, 1, memory_order_relaxed);
 }
 
+void stats_path_saved(void) { atomic_fetch_add_explicit(&paths_saved, 1, memory_order_relaxed); }
+
 void stats_path_decided(int by_mpi)
 {
     atomic_fetch_add_explicit(by_mpi ? &paths_by_mpi : &paths_packed, 1, memory_order_relaxed);
@@ -42,7 +44,8 @@ stats_snapshot stats_read(void)
                         atomic_load(&analysed_types), atomic_load(&reused_types),
                         atomic_load(&stale_requests), atomic_load(&unseen_routes),
                         atomic_load(&paths_packed),
-                        atomic_load(&paths_by_mpi)};
+                        atomic_load(&paths_by_mpi),
+                        atomic_load(&paths_saved)};
     return s;
 }
 
@@ -58,13 +61,16 @@ void stats_print(FILE *out, int rank, const char *unseen)
         snprintf(routes, sizeof routes,
                  "; left %" PRIu64 " requests to the MPI (%s completes requests past memcomm)",
                  s.unseen_routes, unseen ? unseen : "a library loaded meanwhile");
+    char saved[96] = ""; /* only runs with MEMCOMM_DECISIONS */
+    if (s.paths_saved)
+        snprintf(saved, sizeof saved, "; took %" PRIu64 " paths from runs before", s.paths_saved);
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
             " types, reused %" PRIu64 " analyses; measured %" PRIu64 " paths, packing %" PRIu64
-            "%s%s\n",
+            "%s%s%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
             s.analysed_types, s.reused_types, s.paths_packed + s.paths_by_mpi, s.paths_packed,
-            stale, routes);
+            saved, stale, routes);
 }

@@ -7,7 +7,7 @@
 
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-        reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi;
+        reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -20,6 +20,8 @@ void stats_stale_request(void);
 void stats_unseen_route(void);
 /* A path decided from timed trials (lib/core/sendpath.h): packing, or the MPI's own. */
 void stats_path_decided(int by_mpi);
+/* A path taken from a run before (MEMCOMM_DECISIONS, lib/core/decisions.h). */
+void stats_path_saved(void);
 stats_snapshot stats_read(void);
 /* `unseen`: the Fortran entry point that completes requests past memcomm, or NULL. */
 void stats_print(FILE *out, int rank, const char *unseen);

@@ -1,9 +1,10 @@
-/* MPI_Finalize: print MEMCOMM_STATS, drop the type cache while the MPI still runs, and free
+/* MPI_Finalize: print MEMCOMM_STATS, write MEMCOMM_DECISIONS, drop the type cache while the MPI still runs, and free
  * the kept message buffers. */
 #include <stdatomic.h>
 #include <stdio.h>
 
 #include "../core/config.h"
+#include "../core/decisions.h"
 #include "../base/mpiutil.h"
 #include "../core/stats.h"
 #include "../core/typecache.h"
@@ -24,6 +25,11 @@ void finalizing(void)
         char unseen[256];
         stats_print(stderr, rank, routes_unseen(unseen, sizeof unseen));
         fflush(stderr);
+    }
+    if (config_get()->decisions) {
+        int rank = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        decisions_save(rank);
     }
     requests_finalize(); /* requests the user freed before they completed */
     typecache_shutdown();

@@ -243,6 +243,30 @@ def test_run_preloads_memcomm_on_every_rank(mpi: str) -> None:
 
 
 @pytest.mark.parametrize("mpi", BUILT)
+def test_decisions_of_a_run_before_skip_the_trials(mpi: str, tmp_path: Path) -> None:
+    """MEMCOMM_DECISIONS: the first run measures a path and rank 0 writes it down; the second
+    takes it from the file on both ranks, with no trials."""
+    decisions = tmp_path / "decisions.txt"
+    env = {**os.environ, "MEMCOMM_STATS": "1", "MEMCOMM_DECISIONS": str(decisions)}
+    program = ROOT / "build" / mpi / "bench" / "bench_pingpong"
+    args = ("run", "-n", "2", "--mpi", mpi, "--", str(program), "--reps", "3")
+    first = memcomm(*args, "--sizes", "64", "--only", "transpose", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "took" not in first.stderr
+    assert all(f"rank {r} " in first.stderr for r in (0, 1))
+    assert "measured 0 paths" not in first.stderr
+    lines = decisions.read_text().splitlines()
+    assert lines[0] == "# memcomm send-path decisions, format 1"
+    assert lines[1].startswith("# setting ") and len(lines) > 2
+    second = memcomm(*args, "--sizes", "64", "--only", "transpose", env=env)
+    assert second.returncode == 0, second.stderr
+    for rank in (0, 1):
+        assert f"memcomm: rank {rank} " in second.stderr
+    assert second.stderr.count("measured 0 paths") == 2, second.stderr
+    assert second.stderr.count("from runs before") == 2, second.stderr
+
+
+@pytest.mark.parametrize("mpi", BUILT)
 def test_bench_pingpong_writes_valid_records(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "pingpong.jsonl"
     result = memcomm(
