@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../base/alloc.h"
+#include "../base/forklock.h"
 #include "config.h"
 #include "sendpath.h"
 
@@ -247,14 +248,17 @@ void decisions_note(uint64_t layout, int use, int size_class, int paths, int pat
     pthread_mutex_unlock(&lock);
 }
 
+void decisions_fork_lock(void) { pthread_mutex_lock(&lock); }
+void decisions_fork_unlock(bool child) { forklock_release(&lock, child); }
+
 void decisions_save(int rank)
 {
     const char *path = config_get()->decisions;
     pthread_mutex_lock(&lock);
     if (path && noted && rank == 0) {
         char temporary[4096];
-        snprintf(temporary, sizeof temporary, "%s.%ld.tmp", path, (long)getpid());
-        FILE *f = fopen(temporary, "w");
+        const int len = snprintf(temporary, sizeof temporary, "%s.%ld.tmp", path, (long)getpid());
+        FILE *f = len > 0 && (size_t)len < sizeof temporary ? fopen(temporary, "w") : NULL;
         bool written = f != NULL;
         if (f) {
             fprintf(f, "%s\n" SETTING_PREFIX "%016" PRIx64 ": %s\n", FILE_HEADER, setting,

@@ -63,4 +63,8 @@ void decisions_note(uint64_t layout, int use, int size_class, int paths, int pat
  * noted any. */
 void decisions_save(int rank);
 
+/* Held across fork() (interpose/fork.c), innermost: taken under a send-path table's lock. */
+void decisions_fork_lock(void);
+void decisions_fork_unlock(bool child);
+
 #endif

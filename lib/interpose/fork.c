@@ -2,13 +2,15 @@
  * with that lock held for ever. The handlers take every global lock before the fork, in the
  * one order memcomm ever nests them (the Fortran bindings' probe, the Fortran routes check,
  * requests, then the type cache, the constructions, the buffer pool, the loaded-objects
- * query of loaded.h, the collectives' receive shapes and MPI-IO's open split collectives),
+ * query of loaded.h, the collectives' receive shapes, MPI-IO's open split collectives and
+ * the decisions of runs before, which a send-path table's lock may hold),
  * and release them after it: the parent unlocks them, the child, whose one thread does not
  * own them, makes them anew. */
 #include <pthread.h>
 
 #include "../coll/exchange.h"
 #include "../core/constructions.h"
+#include "../core/decisions.h"
 #include "../core/loaded.h"
 #include "../core/typecache.h"
 #if MEMCOMM_HAVE_MPI_IO
@@ -33,10 +35,12 @@ static void before_fork(void)
     loaded_fork_lock();
     exchange_fork_lock();
     split_fork_lock();
+    decisions_fork_lock();
 }
 
 static void in_parent(void)
 {
+    decisions_fork_unlock(false);
     split_fork_unlock(false);
     exchange_fork_unlock(false);
     loaded_fork_unlock(false);
@@ -50,6 +54,7 @@ static void in_parent(void)
 
 static void in_child(void)
 {
+    decisions_fork_unlock(true);
     split_fork_unlock(true);
     exchange_fork_unlock(true);
     loaded_fork_unlock(true);
