@@ -109,8 +109,7 @@ static size_class_state *class_of(sendpath_table *t, path_use use, int size_clas
     if (!s && (s = mc_calloc(1, sizeof *s))) {
         s->decided = UNDECIDED;
         s->layout = t->layout;
-        if (config_get()->decisions)
-            adopt_saved(s, use, size_class);
+        adopt_saved(s, use, size_class); /* none without a file: its layout key is 0 */
         atomic_store_explicit(&t->classes[use][size_class], s, memory_order_release);
     }
     return s;
@@ -279,6 +278,16 @@ static const char *side_name(int side, path_use use)
     return side == TRIAL_SEND ? "send" : "receive";
 }
 
+/* MEMCOMM_EXPLAIN=1: the lines' subject, a use's size class and its round of trials (0: a
+ * decision taken without trials) */
+static void explain_subject(char *what, size_t cap, path_use use, int size_class, int round)
+{
+    int len = snprintf(what, cap, "path of %s, %lld-%lld bytes", use_names[use],
+                       1LL << size_class, (2LL << size_class) - 1);
+    if (round > 0 && len > 0 && (size_t)len < cap)
+        snprintf(what + len, cap - (size_t)len, ", round %d", round);
+}
+
 /* MEMCOMM_EXPLAIN=1: each path's usual times and the one chosen, so that a user (or we) can
  * see why a layout stays on the MPI's path. */
 static void explain_decision(const size_class_state *s, path_use use, int size_class,
@@ -327,9 +336,7 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
                  path_name(s->decided, s->paths, use), TRIALS_MARGIN * 100,
                  TRIALS_MARGIN_SEPARATED * 100);
     char what[96];
-    snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
-             1LL << size_class, (2LL << size_class) - 1,
-             s->round + 1);
+    explain_subject(what, sizeof what, use, size_class, s->round + 1);
     explain_lines_to_stderr(what, text);
 }
 
@@ -434,8 +441,7 @@ static void adopt_saved(size_class_state *s, path_use use, int size_class)
                  path_name(d.path, d.paths, use), d.usual[TRIAL_SEND] * 1e6,
                  d.usual[TRIAL_RECEIVE] * 1e6);
         char what[96];
-        snprintf(what, sizeof what, "path of %s, %lld-%lld bytes", use_names[use],
-                 1LL << size_class, (2LL << size_class) - 1);
+        explain_subject(what, sizeof what, use, size_class, 0);
         explain_lines_to_stderr(what, text);
     }
 }
@@ -459,8 +465,7 @@ static void explain_overtaken(const size_class_state *s, path_use use, int size_
         snprintf(text + len, sizeof text - len,
                  "the decision was close and its path fell behind the MPI's own: measured again");
     char what[96];
-    snprintf(what, sizeof what, "path of %s, %lld-%lld bytes, round %d", use_names[use],
-             1LL << size_class, (2LL << size_class) - 1, s->round + 1);
+    explain_subject(what, sizeof what, use, size_class, s->round + 1);
     explain_lines_to_stderr(what, text);
 }
 

@@ -1,5 +1,5 @@
-/* MPI_Finalize: print MEMCOMM_STATS, write MEMCOMM_DECISIONS, drop the type cache while the MPI still runs, and free
- * the kept message buffers. */
+/* MPI_Finalize: print MEMCOMM_STATS, write MEMCOMM_DECISIONS, drop the type cache while the
+ * MPI still runs, and free the kept message buffers. */
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -19,18 +19,16 @@ void finalizing(void)
     static atomic_flag done = ATOMIC_FLAG_INIT;
     if (atomic_flag_test_and_set(&done))
         return;
-    if (config_get()->stats) {
-        int rank = -1;
+    int rank = -1;
+    if (config_get()->stats || config_get()->decisions)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (config_get()->stats) {
         char unseen[256];
         stats_print(stderr, rank, routes_unseen(unseen, sizeof unseen));
         fflush(stderr);
     }
-    if (config_get()->decisions) {
-        int rank = -1;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (config_get()->decisions)
         decisions_save(rank);
-    }
     requests_finalize(); /* requests the user freed before they completed */
     typecache_shutdown();
     bufpool_drain();
