@@ -51,9 +51,9 @@
 #include "paths.h"
 
 /* Untimed calls before the timed ones, the steady state a program with many calls reaches:
- * memcomm's trials (3 calls warming up, 6 of each of up to 3 paths: 21), and a second round
- * where the ranks decided apart (sampled every 4th call, 3 slow samples in a row: 12 calls,
- * then 21 more; lib/core/sendpath.h). */
+ * memcomm's trials (a call warming up, 3 more where the MPI's own path comes first, 6 of each
+ * of up to 3 paths: at most 22), and a second round where the ranks decided apart (sampled
+ * every 4th call, 3 slow samples in a row: 12 calls, then 22 more; lib/core/sendpath.h). */
 enum { WARMUP = 64, PACE = 8, MAX_REPS = 201 };
 
 typedef enum { FFT2, FFT2_BLOCKS, GATHER, SLABS, SLABS_Z, HALO } layout;

@@ -49,9 +49,9 @@
 #include "options.h"
 #include "paths.h"
 
-/* memcomm's path trials for a file call take 15 calls (lib/core/sendpath.c: a warm-up block
- * of 3, then 6 of each path); the other methods warm up with 2 (the file's pages allocated,
- * the buffers faulted in). */
+/* memcomm's path trials for a file call take 13 or 16 calls (lib/core/sendpath.c: a call
+ * warming up, 3 more where the MPI's own path comes first, then 6 of each path); the other
+ * methods warm up with 2 (the file's pages allocated, the buffers faulted in). */
 enum { MEMCOMM_WARMUP = 16, WARMUP = 2, PACE = 2, MAX_REPS = 101, MIN_REPS = 3 };
 /* Seconds of timed turns a pattern gets at most (with MIN_REPS turns at least), so that a
  * method whose calls take seconds does not hold the run for many minutes: Open MPI's own

@@ -48,6 +48,7 @@ struct size_class_state {
     trial earlier[MAX_TRIALS]; /* a close first round's, measured again at once */
     int earlier_recorded;
     int round;                  /* of trials, from 0 */
+    bool own_first;             /* the trials begin with the MPI's own path */
     uint64_t layout;            /* decisions_layout_key, when MEMCOMM_DECISIONS is set */
     _Atomic unsigned sample_every[TRIAL_SIDES]; /* a decided path's calls of a side: every
                                                    this many is timed (a power of two; 0:
@@ -68,6 +69,7 @@ typedef struct size_class_state size_class_state;
 struct sendpath_table {
     pthread_mutex_t lock;
     uint64_t layout; /* decisions_layout_key, when MEMCOMM_DECISIONS is set */
+    bool own_first;  /* plan_long_blocks: the trials begin with the MPI's own path */
     _Atomic(size_class_state *) classes[PATH_USES][SIZE_CLASSES]; /* made once, under lock */
 };
 
@@ -89,6 +91,7 @@ static sendpath_table *table_of(analysis *a)
     pthread_mutex_init(&fresh->lock, NULL);
     if (config_get()->decisions)
         fresh->layout = decisions_layout_key(a->normal, &a->bounds);
+    fresh->own_first = plan_long_blocks(&a->plan);
     sendpath_table *expected = NULL;
     if (!atomic_compare_exchange_strong(&a->send_paths, &expected, fresh)) {
         pthread_mutex_destroy(&fresh->lock);
@@ -109,6 +112,7 @@ static size_class_state *class_of(sendpath_table *t, path_use use, int size_clas
     if (!s && (s = mc_calloc(1, sizeof *s))) {
         s->decided = UNDECIDED;
         s->layout = t->layout;
+        s->own_first = t->own_first;
         adopt_saved(s, use, size_class); /* none without a file: its layout key is 0 */
         atomic_store_explicit(&t->classes[use][size_class], s, memory_order_release);
     }
@@ -147,11 +151,18 @@ static bool choose_decided(sendpath_table *t, send_choice *choice, int paths)
  * receive for point-to-point (in an exchange or a ping-pong the n-th send of one end meets
  * the n-th receive of the other on the same path) and one call for a collective. Blocks in a
  * row keep each end's times clean: a receive also waits for the other end's previous
- * unpack, which the turn before did on its path. A first block of packing, not timed, takes
- * the warm-up (buffers faulting in, the analysis's first walk: the first receives of a
- * message of 0.2 MB take 10-30 times the later ones); then the blocks go there and back (A B
- * B A; A B C C B A), so that what still drifts weighs on every path alike, unless the first
- * pass already decides by a factor of TRIALS_DECISIVE. */
+ * unpack, which the turn before did on its path. They begin with the path the plan expects
+ * to win (the MPI's own for long blocks: plan_long_blocks), and go there and back (A B B A,
+ * or B A A B; A B C C B A, or C B A A B C), so that what still drifts weighs on every path
+ * alike, unless the first pass already decides (trials_decisive: by far, or for the MPI's
+ * own). Before them, not timed: a turn of packing takes its cold start (its staging buffers
+ * and the user's buffers faulting in, the analysis's first walk: a first receive of a
+ * message of 0.2 MB takes 10-30 times the later ones), and where the MPI's own path comes
+ * first, a block of it takes its cold start (MPICH 4.0.2's y face of 192^3 doubles: 167 and
+ * 140 us its first two round trips, 100 from there on) at no cost the program would not pay
+ * without memcomm. Each turn on the slower path is what the trials cost a run: a Fortran
+ * ping-pong of 21 round trips on MPICH 4.0.2, packing that y face 8-40% slower than MPICH's
+ * own in 9 turns (a warm-up block of packing, two blocks), ran 0.84-0.91x the MPI alone. */
 static int trial_block(path_use use)
 {
     return (use == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
@@ -159,24 +170,39 @@ static int trial_block(path_use use)
 
 static int trials_per_path(path_use use) { return 2 * trial_block(use); }
 
-/* trials handed out per round: the warm-up block, then each path's */
-static int trials_in_round(path_use use, int paths)
+/* the warm-up's turn of packing */
+static int packed_warm_up(path_use use) { return use == USE_POINT_TO_POINT ? 2 : 1; }
+
+static int warm_up_calls(const size_class_state *s, path_use use)
 {
-    return trial_block(use) + paths * trials_per_path(use);
+    return packed_warm_up(use) + (s->own_first ? trial_block(use) : 0);
+}
+
+/* trials handed out per round: the warm-up, then each path's */
+static int trials_in_round(const size_class_state *s, path_use use, int paths)
+{
+    return warm_up_calls(s, use) + paths * trials_per_path(use);
 }
 
 /* A message's two ends follow one decision (sendpath.h): blocking calls and non-blocking
  * epochs alike. */
 static bool two_ended(path_use use) { return use == USE_POINT_TO_POINT || use == USE_NONBLOCKING; }
 
-static bool warming_up(int t, path_use use) { return t < trial_block(use); }
-
-static int path_of_trial(int t, path_use use, int paths)
+static bool warming_up(const size_class_state *s, int t, path_use use)
 {
-    if (warming_up(t, use))
+    return t < warm_up_calls(s, use);
+}
+
+static int path_of_trial(const size_class_state *s, int t, path_use use, int paths)
+{
+    const int own = paths - 1;
+    if (t < packed_warm_up(use))
         return 0;
-    const int block = (t - trial_block(use)) / trial_block(use);
-    return block < paths ? block : 2 * paths - 1 - block;
+    if (warming_up(s, t, use))
+        return own;
+    const int block = (t - warm_up_calls(s, use)) / trial_block(use);
+    const int there_and_back = block < paths ? block : 2 * paths - 1 - block;
+    return s->own_first ? own - there_and_back : there_and_back;
 }
 
 static int fixed_path(int paths)
@@ -195,10 +221,10 @@ static void choose_locked(size_class_state *s, send_choice *choice, int paths)
         choice->timed = s->paths == paths && s->sample_every[choice->side] > 0;
         if (choice->timed)
             atomic_fetch_add_explicit(&s->calls[choice->side], 1, memory_order_relaxed);
-    } else if (s->paths == paths && s->next < trials_in_round(choice->use, paths)) {
+    } else if (s->paths == paths && s->next < trials_in_round(s, choice->use, paths)) {
         choice->trial = s->next++;
-        choice->timed = !warming_up(choice->trial, choice->use);
-        choice->path = path_of_trial(choice->trial, choice->use, paths);
+        choice->timed = !warming_up(s, choice->trial, choice->use);
+        choice->path = path_of_trial(s, choice->trial, choice->use, paths);
     } /* else: trials out, not all recorded yet: pack */
     choice->round = s->round;
 }
@@ -329,6 +355,17 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
                  "chose %s (the last round: a path within %.1fx of another is left to the MPI's "
                  "own, as nothing measures it again)",
                  path_name(s->decided, s->paths, use), TRIALS_CLOSE);
+    else if (len < sizeof text && s->recorded < s->paths * trials_per_path(use) &&
+             s->decided == s->paths - 1)
+        snprintf(text + len, sizeof text - len,
+                 "chose %s after one block of trials of each path (the faster by %.0f%% or "
+                 "more, at the median and the lower quartile: no second pass to leave it)",
+                 path_name(s->decided, s->paths, use), (TRIALS_OWN_AHEAD - 1) * 100);
+    else if (len < sizeof text && s->recorded < s->paths * trials_per_path(use))
+        snprintf(text + len, sizeof text - len,
+                 "chose %s after one block of trials of each path (%.0fx as fast as every "
+                 "other: no second pass)",
+                 path_name(s->decided, s->paths, use), TRIALS_DECISIVE);
     else if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
                  "chose %s (another path must beat the MPI's own by %.0f%% of the summed "
@@ -502,7 +539,7 @@ static void record_locked(size_class_state *s, const send_choice *c, double seco
     } else if (c->trial >= 0) {
         s->trials[s->recorded++] =
             (trial){seconds, (unsigned char)c->side, (unsigned char)c->path};
-        /* after the first pass (A B), a decisive difference needs no second (B A) */
+        /* after the first pass, a decisive difference needs no second */
         const bool first_pass_in = s->recorded == s->paths * trial_block(c->use);
         if (s->recorded == s->paths * trials_per_path(c->use) ||
             (first_pass_in && trials_decisive(s->trials, s->recorded, s->paths)))
@@ -603,7 +640,7 @@ static void next_epoch(size_class_state *s, int size_class, int undecided, doubl
         c.path = s->decided;
     } else { /* a packed path's sample, or a trial, whose warm-up takes `undecided` */
         choose_locked(s, &c, 2);
-        if (c.trial >= 0 && warming_up(c.trial, USE_NONBLOCKING))
+        if (c.trial >= 0 && warming_up(s, c.trial, USE_NONBLOCKING))
             c.path = undecided;
     }
     c.round = s->round;

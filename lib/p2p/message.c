@@ -13,28 +13,6 @@
 
 _Atomic uint64_t message_passing[MESSAGE_PASS_SLOTS];
 
-/* Blocks of at least this many bytes on average: the MPI's own datatype send streams them
- * about as fast as memcpy would pack them, and memcomm's pack is one copy more, or one
- * fewer: the y face of 256^3 doubles, 2 KiB runs, took 59 us through MPICH's datatype send
- * and 79 us packed by memcomm in one run (bench_pingpong), and 100 us against 74 us by a
- * hand-written pack in another. So such types are measured like the rest, but a call that
- * is not timed takes the MPI's path until the trials decide. Only as an average per
- * instance: a plan's count dimension does not change it. */
-enum { LONG_BLOCK_BYTES = 1024 };
-
-static bool long_blocks(const plan *p)
-{
-    int64_t pieces = 1;
-    if (p->kind == PLAN_LIST)
-        pieces = p->list.n;
-    else if (p->kind == PLAN_STRIDED || p->kind == PLAN_CONTIG)
-        for (int d = 0; d < p->strided.ndims; d++)
-            pieces *= p->strided.count[d];
-    else
-        return false; /* a tree: irregular nesting, left to memcomm */
-    return pieces > 0 && p->size / pieces >= LONG_BLOCK_BYTES;
-}
-
 bool message_one_run(const analysis *a, int64_t count)
 {
     const plan *p = &a->plan;
@@ -50,7 +28,7 @@ bool message_packable(const analysis *a, int64_t count)
 
 bool message_worth_packing(const analysis *a, int64_t count)
 {
-    return message_packable(a, count) && !long_blocks(&a->plan);
+    return message_packable(a, count) && !plan_long_blocks(&a->plan);
 }
 
 bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
@@ -81,7 +59,7 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
 
 int message_undecided_path(const message *m)
 {
-    return long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
+    return plan_long_blocks(&m->analysis->plan) ? SEND_BY_MPI : SEND_PACKED;
 }
 
 bool message_left_to_mpi(const message *m, path_use use)

@@ -288,3 +288,16 @@ void plan_build(const ir_node *normal, int64_t size, int64_t extent, const machi
         out->tree = normal;
     }
 }
+
+bool plan_long_blocks(const plan *p)
+{
+    int64_t pieces = 1;
+    if (p->kind == PLAN_LIST)
+        pieces = p->list.n;
+    else if (p->kind == PLAN_STRIDED || p->kind == PLAN_CONTIG)
+        for (int d = 0; d < p->strided.ndims; d++)
+            pieces *= p->strided.count[d];
+    else
+        return false;
+    return pieces > 0 && p->size / pieces >= PLAN_LONG_BLOCK_BYTES;
+}

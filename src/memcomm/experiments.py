@@ -24,7 +24,7 @@ from memcomm import results, runner
 from memcomm.runner import MemcommError
 
 # a suite program under memcomm warms up for this many calls of each measurement: memcomm
-# times up to 30 calls of a message by both paths before it keeps one (lib/core/sendpath.c)
+# times up to 32 calls of a message by both paths before it keeps one (lib/core/sendpath.c)
 MEMCOMM_WARMUP_CALLS = 32
 
 
@@ -315,7 +315,7 @@ def run(
     ranks = check_ranks(experiment, ranks)
     program = build.program(experiment.program)
     preload = engine == "memcomm" and experiment.suite
-    if preload:  # past memcomm's path trials (up to 30 calls of a message), as a program is
+    if preload:  # past memcomm's path trials (up to 32 calls of a message), as a program is
         program_args = ["--warmup-calls", str(MEMCOMM_WARMUP_CALLS), *program_args]
         parameters = {**parameters, "warmup_calls": MEMCOMM_WARMUP_CALLS}
     if experiment.suite:

@@ -63,7 +63,7 @@ static void test_a_clear_winner(void)
         int n = 0;
         CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == winner);
         /* three times as fast after one block of each: no second block (TRIALS_DECISIVE) */
-        CHECK(n <= 3 * SENDPATH_TRIALS_EACH);
+        CHECK(n == 1 + 2 * SENDPATH_TRIALS_EACH); /* a call warming up, 2 blocks */
         sendpath_free(&a);
     }
 }
@@ -95,11 +95,12 @@ static void test_noise_keeps_the_mpi(void)
 }
 
 /* A busy neighbour during one block of the MPI's own trials moves their median, not their
- * lower quartile, and the MPI's own path stays. A collective's round: a warm-up block, then
- * blocks of packed, own, own, packed; the burst takes the second block of own (calls 9-11)
- * 1.6 times as long. Of 20 seeds, the median alone chooses packing in all; with the lower
- * quartile, one (seed 17, whose three undisturbed trials of the MPI's own path were each
- * slower than every trial of packing: the call-by-call rule, TRIALS_MARGIN_SEPARATED). */
+ * lower quartile, and the MPI's own path stays. A collective's round: a warm-up call, then
+ * blocks of packed, own, own, packed; the burst takes the second block of own (calls 7-9)
+ * 1.6 times as long. Of 20 seeds, the median alone chooses
+ * packing in all; with the lower quartile, one (by the call-by-call rule,
+ * TRIALS_MARGIN_SEPARATED; four when that rule compared packing's trials with all of the
+ * MPI's own, not only their faster half). */
 static void test_a_burst_in_one_block_keeps_the_mpi(void)
 {
     const int block = SENDPATH_TRIALS_EACH;
@@ -107,7 +108,7 @@ static void test_a_burst_in_one_block_keeps_the_mpi(void)
     for (unsigned seed = 1; seed <= 20; seed++) {
         analysis a = {0};
         scenario s = {.cost = {1e-3, 1e-3}, .noise = 0.05, .seed = seed,
-                      .burst_from = 3 * block, .burst_to = 4 * block, .burst = 1.6};
+                      .burst_from = 1 + 2 * block, .burst_to = 1 + 3 * block, .burst = 1.6};
         int n = 0;
         packing += run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED;
         sendpath_free(&a);
@@ -207,19 +208,23 @@ static void test_short_calls_sampled_less(void)
     CHECK(samples_of(5e-6, 640) == 640 / 16); /* 16 x 5 us is the first >= 50 us */
 }
 
+/* A point-to-point block: SENDPATH_TRIALS_EACH turns, a turn being two calls. A round: a
+ * warm-up turn of packing (and a block of the MPI's own where it comes first), and two blocks
+ * of each path. */
+enum { P2P_BLOCK = 2 * SENDPATH_TRIALS_EACH, P2P_WARM_UP = 2,
+       P2P_ROUND = P2P_WARM_UP + 4 * P2P_BLOCK };
+
 /* A point-to-point decision for packing close in its first round is measured again; packing
  * is taken only if both rounds choose it. A close first round the MPI's own path wins is
- * kept. `rounds`: how many rounds the decision must take. */
-static int p2p_decision(double first, double second, double by_mpi, unsigned seed, int rounds)
+ * kept. The calls the decision took: `calls`. */
+static int p2p_decision(double first, double second, double by_mpi, unsigned seed, int calls)
 {
     analysis a = {0};
-    /* a round: a warm-up block and two blocks of each path, a turn being two calls */
-    const int round = 2 * SENDPATH_TRIALS_EACH * 5;
-    scenario s = {.cost = {first, by_mpi}, .after = {second, by_mpi}, .change = round,
+    scenario s = {.cost = {first, by_mpi}, .after = {second, by_mpi}, .change = P2P_ROUND,
                   .noise = 0.05, .seed = seed};
     int n = 0;
-    const int chosen = run_until_decided(&a, USE_POINT_TO_POINT, &s, &n, 3 * round);
-    CHECK(n == rounds * round);
+    const int chosen = run_until_decided(&a, USE_POINT_TO_POINT, &s, &n, 3 * P2P_ROUND);
+    CHECK(n == calls);
     sendpath_free(&a);
     return chosen;
 }
@@ -227,13 +232,87 @@ static int p2p_decision(double first, double second, double by_mpi, unsigned see
 static void test_close_rounds_must_agree(void)
 {
     for (unsigned seed = 1; seed <= 10; seed++) {
-        CHECK(p2p_decision(0.75e-3, 0.75e-3, 1e-3, seed, 2) == PACKED); /* 25% faster twice */
-        CHECK(p2p_decision(0.75e-3, 1.0e-3, 1e-3, seed, 2) == BY_MPI);  /* only once */
-        /* the MPI's own path wins a close first round (packing 25% slower, as Open MPI
-         * 4.1.4's x face): kept, no second round of packed trials */
-        CHECK(p2p_decision(1.25e-3, 0.75e-3, 1e-3, seed, 1) == BY_MPI);
-        CHECK(p2p_decision(1.0e-3, 0.75e-3, 1e-3, seed, 1) == BY_MPI);
+        /* 25% faster twice */
+        CHECK(p2p_decision(0.75e-3, 0.75e-3, 1e-3, seed, 2 * P2P_ROUND) == PACKED);
+        CHECK(p2p_decision(0.75e-3, 1.0e-3, 1e-3, seed, 2 * P2P_ROUND) == BY_MPI); /* once */
+        /* the MPI's own path wins a close first round (packing 5% slower): kept, no second
+         * round of packed trials */
+        CHECK(p2p_decision(1.05e-3, 0.75e-3, 1e-3, seed, P2P_ROUND) == BY_MPI);
+        CHECK(p2p_decision(1.0e-3, 0.75e-3, 1e-3, seed, P2P_ROUND) == BY_MPI);
     }
+}
+
+/* The MPI's own path TRIALS_OWN_AHEAD ahead after one block of each (packing 25% slower, as
+ * MPICH 4.0.2's y face of 192^3 doubles) is kept at once: the warm-up and the first pass
+ * are all its trials, 4 turns of them packed. */
+static void test_own_path_ahead_ends_the_trials(void)
+{
+    for (unsigned seed = 1; seed <= 10; seed++)
+        CHECK(p2p_decision(1.25e-3, 1.25e-3, 1e-3, seed, P2P_WARM_UP + 2 * P2P_BLOCK) ==
+              BY_MPI);
+}
+
+/* An analysis whose plan has long blocks (plan_long_blocks): 4 of 2 KiB. */
+static void long_blocks(analysis *a)
+{
+    a->plan.kind = PLAN_STRIDED;
+    a->plan.strided.ndims = 1;
+    a->plan.strided.count[0] = 4;
+    a->plan.size = 8192;
+}
+
+/* The trials' paths, a point-to-point turn at a time: a turn of packing not timed, then
+ * blocks of packed, own, own, packed; where the plan expects the MPI's own path to win, a
+ * block of it not timed after the packed turn, then blocks of own, packed, packed, own. */
+static void test_order_of_the_trials(void)
+{
+    for (int own_first = 0; own_first < 2; own_first++) {
+        analysis a = {0};
+        if (own_first)
+            long_blocks(&a);
+        scenario s = {.cost = {1e-3, 1e-3}, .noise = 0.01, .seed = 3};
+        const int order[2][6] = {{PACKED, PACKED, BY_MPI, BY_MPI, PACKED},
+                                 {PACKED, BY_MPI, BY_MPI, PACKED, PACKED, BY_MPI}};
+        const int blocks = 5 + own_first, warm_up = 1 + own_first * SENDPATH_TRIALS_EACH;
+        int n = 0;
+        for (int turn = 0; turn < 1 + (blocks - 1) * SENDPATH_TRIALS_EACH; turn++)
+            for (int side = 0; side < TRIAL_SIDES; side++, n++) {
+                const send_choice c =
+                    sendpath_choose(&a, USE_POINT_TO_POINT, BYTES, PATHS, side);
+                const int block = turn == 0 ? 0 : 1 + (turn - 1) / SENDPATH_TRIALS_EACH;
+                CHECK(c.path == order[own_first][block] && c.timed == (turn >= warm_up));
+                sendpath_record(&a, &c, noisy(&s, 1e-3));
+            }
+        CHECK(decision(&a, USE_POINT_TO_POINT) == BY_MPI); /* alike: the MPI's own */
+        sendpath_free(&a);
+    }
+}
+
+/* Packing 25% slower, the MPI's own path's first 2 turns twice its usual time (its cold
+ * start): the packed calls until the MPI's own is decided. Where the plan expects the MPI's
+ * own path, its cold start falls in the warm-up and the first pass decides (a turn and a
+ * block packed); packing first, the cold start falls in the MPI's own first block, and
+ * both passes run (a turn and two blocks). */
+static int packed_calls_until_decided(bool own_first)
+{
+    analysis a = {0};
+    if (own_first)
+        long_blocks(&a);
+    const int own_from = own_first ? P2P_WARM_UP : P2P_WARM_UP + P2P_BLOCK;
+    scenario s = {.cost = {1.25e-3, 1e-3}, .noise = 0.02, .seed = 5,
+                  .burst_from = own_from, .burst_to = own_from + 4, .burst = 2};
+    int n = 0, packed = 0;
+    while (decision(&a, USE_POINT_TO_POINT) == UNDECIDED && n < P2P_ROUND + P2P_BLOCK)
+        packed += one_call(&a, USE_POINT_TO_POINT, &s, n++) == PACKED;
+    CHECK(decision(&a, USE_POINT_TO_POINT) == BY_MPI);
+    sendpath_free(&a);
+    return packed;
+}
+
+static void test_own_cold_start_in_the_warm_up(void)
+{
+    CHECK(packed_calls_until_decided(true) == P2P_WARM_UP + P2P_BLOCK);
+    CHECK(packed_calls_until_decided(false) == P2P_WARM_UP + 2 * P2P_BLOCK);
 }
 
 /* A decision for the MPI's own path lets a caller's memo pass the calls between samples
@@ -302,7 +381,7 @@ static void test_epochs_choose_the_faster(void)
                       .noise = 0.05, .seed = 3};
         int n = 0;
         CHECK(epochs_until_decided(&a, &s, &n, 100) == winner);
-        CHECK(n <= 2 * (3 + 2 * 6)); /* two rounds of a warm-up block and two blocks a path */
+        CHECK(n <= 2 * (1 + 3 + 2 * 6)); /* two rounds of a warm-up and two blocks a path */
         sendpath_free(&a);
     }
 }
@@ -388,6 +467,9 @@ int main(void)
     test_close_writes_keep_the_mpi();
     test_short_calls_sampled_less();
     test_close_rounds_must_agree();
+    test_own_path_ahead_ends_the_trials();
+    test_order_of_the_trials();
+    test_own_cold_start_in_the_warm_up();
     test_memo_passes_between_samples();
     test_epochs_choose_the_faster();
     test_epochs_noise_keeps_the_mpi();

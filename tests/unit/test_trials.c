@@ -54,6 +54,16 @@ static void test_separated_trials_need_less_margin(void)
                                         1.05, 1.15},
                     sends, 12, 1, 2);
     CHECK(trials_decide(t, n, 2) == 1);
+    /* a burst over half the MPI's own trials (1.6 times as long): packing faster than those
+     * call by call, but not than the other half, where 3 of 18 pairs have it the slower: the
+     * MPI's own (3 of all 36 pairs would be within the overlap allowed) */
+    n = alternating(t, (const double[]){0.96, 0.975, 0.97, 1.0, 0.97, 1.01, 0.98, 1.6, 0.98,
+                                        1.58, 0.99, 1.62},
+                    sends, 12, 1, 2);
+    CHECK(trials_decide(t, n, 2) == 1);
+    /* the same with the other half 1.0 and up: packing */
+    t[1].seconds = 1.0;
+    CHECK(trials_decide(t, n, 2) == 0);
     /* separated but only 2% faster: the MPI's own */
     n = alternating(t, (const double[]){0.98, 1.0, 0.98, 1.0, 0.98, 1.0, 0.98, 1.0, 0.98, 1.0,
                                         0.98, 1.0},
@@ -152,6 +162,18 @@ static void test_decisive_first_pass(void)
     n = alternating(t, (const double[]){90, 91, 92, 90, 91, 90, 40, 41, 40, 42, 40, 41}, ends,
                     12, 6, 2);
     CHECK(trials_decide(t, n, 2) == 1 && trials_decisive(t, n, 2));
+    /* the MPI's path TRIALS_OWN_AHEAD ahead (1.3x) keeps it at once; packing as far ahead
+     * does not leave it (the second pass must confirm) */
+    n = alternating(t, (const double[]){52, 53, 52, 52, 54, 52, 40, 41, 40, 40, 40, 41}, ends,
+                    12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 1 && trials_decisive(t, n, 2));
+    n = alternating(t, (const double[]){40, 41, 40, 40, 40, 41, 52, 53, 52, 52, 54, 52}, ends,
+                    12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 0 && !trials_decisive(t, n, 2));
+    /* ... but not on its median alone: packing's lower quartile no slower */
+    n = alternating(t, (const double[]){40, 40, 60, 60, 60, 60, 40, 40, 40, 40, 40, 40}, ends,
+                    12, 6, 2);
+    CHECK(trials_decide(t, n, 2) == 1 && !trials_decisive(t, n, 2));
     /* 1.5x: a winner, but not decisive */
     n = alternating(t, (const double[]){20, 20, 20, 20, 20, 20, 30, 30, 30, 30, 30, 30}, ends,
                     12, 6, 2);
