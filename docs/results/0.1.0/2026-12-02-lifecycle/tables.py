@@ -1,5 +1,6 @@
 """The tables of docs/benchmarks.md#benchmark-the-life-of-a-datatype from the records beside
-this file: `.venv/bin/python docs/results/0.1.0/2026-12-02-lifecycle/tables.py`."""
+this file: `.venv/bin/python docs/results/0.1.0/2026-12-02-lifecycle/tables.py`, or from
+another folder's records of the same names: `... tables.py <folder>`."""
 
 import json
 import math
@@ -7,8 +8,8 @@ import statistics
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE.parents[2] / "src"))
+sys.path.insert(0, str(Path(__file__).parents[4] / "src"))
+HERE = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
 from memcomm.report.analysis import paired_speedup  # noqa: E402
 
 MPIS = {"mpich": "MPICH 5.0.2", "openmpi": "Open MPI 5.0.11"}
