@@ -321,6 +321,7 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
 {
     char text[1024];
     size_t len = 0;
+    const bool one_pass = s->recorded < s->paths * trials_per_path(use); /* trials_decisive */
     for (int p = 0; p < s->paths; p++) {
         len += (size_t)snprintf(text + len, sizeof text - len, "%s:",
                                 path_name(p, s->paths, use));
@@ -355,13 +356,12 @@ static void explain_decision(const size_class_state *s, path_use use, int size_c
                  "chose %s (the last round: a path within %.1fx of another is left to the MPI's "
                  "own, as nothing measures it again)",
                  path_name(s->decided, s->paths, use), TRIALS_CLOSE);
-    else if (len < sizeof text && s->recorded < s->paths * trials_per_path(use) &&
-             s->decided == s->paths - 1)
+    else if (len < sizeof text && one_pass && s->decided == s->paths - 1)
         snprintf(text + len, sizeof text - len,
                  "chose %s after one block of trials of each path (the faster by %.0f%% or "
                  "more, at the median and the lower quartile: no second pass to leave it)",
                  path_name(s->decided, s->paths, use), (TRIALS_OWN_AHEAD - 1) * 100);
-    else if (len < sizeof text && s->recorded < s->paths * trials_per_path(use))
+    else if (len < sizeof text && one_pass)
         snprintf(text + len, sizeof text - len,
                  "chose %s after one block of trials of each path (%.0fx as fast as every "
                  "other: no second pass)",
