@@ -15,8 +15,9 @@
 # subarray, struct and resized layouts, nested, of a basic type) as its
 # maint/dtp-test-config.txt lists them (pt2pt: sendrecv1, pingping, sendself; coll: bcast), for
 # DTP_TYPES (default "MPI_INT MPI_DOUBLE MPI_FLOAT_INT") and each count listed (point-to-point:
-# received into the same count and into twice it), at the list's smallest number of layouts per
-# run, skipping the runs it marks for more memory ("mem=").
+# received into the same count and into twice it), or only those of the list in DTP_COUNTS
+# where it is set, at the list's smallest number of layouts per run, skipping the runs it marks
+# for more memory ("mem="). Every run keeps its seed whichever counts are chosen.
 #
 # The tarball is MPICH's (mpich-X.Y.Z.tar.gz from mpich.org, or Debian's
 # mpich_X.Y.Z.orig.tar.xz, which tests/fetch_mpich_sources.sh fetches). `make test` runs
@@ -110,6 +111,10 @@ while IFS=: read -r path extra counts passthru ranks least _; do
             [ "$dir" = pt2pt ] && sizes=("-sendcnt=$count -recvcnt=$count"
                                          "-sendcnt=$count -recvcnt=$((2 * count))")
             for size in "${sizes[@]}"; do
+                if [ -n "${DTP_COUNTS:-}" ] && [[ " $DTP_COUNTS " != *" $count "* ]]; then
+                    seed=$((seed + 1))
+                    continue
+                fi
                 line="$dir $name $ranks arg=-type=$type"
                 for word in $size -seed=$seed -testsize=$least $extra; do line+=" arg=$word"; done
                 echo "$line"

@@ -6,7 +6,7 @@
 #
 #   tests/mpich_test_suite_logged.sh <sources-directory> <mpi> [dir ...]
 #
-# DTP_DIRS and DTP_TYPES pass through (tests/mpich_test_suite.sh).
+# DTP_DIRS, DTP_TYPES and DTP_COUNTS pass through (tests/mpich_test_suite.sh).
 set -u
 sources=${1:?usage: $0 <sources-directory> <mpi> [dir ...]}
 mpi=${2:?usage: $0 <sources-directory> <mpi> [dir ...]}
