@@ -13,11 +13,19 @@
  *             (64 bytes a message, where the MPI's own path is fastest) and 64 columns of
  *             4,096 doubles (32 KiB, where packing is)
  *
+ * The methods: the MPI alone, memcomm, and the MPI alone again ("mpi-again"), timed in turn
+ * like the others: its speed-up over the first is this run's noise, what a case of memcomm
+ * against the MPI is to be read against.
+ *
  * Prints one JSON object per (pattern, method) with the time of every timed repetition, like
  * bench_pingpong; `memcomm bench lifecycle` turns them into a table. Before timing, the bytes
  * memcomm's exchange delivers are compared with the MPI's.
  *
- *   bench_lifecycle [--reps R] [--only SUBSTRING] */
+ *   bench_lifecycle [--reps R] [--seconds S] [--only SUBSTRING]
+ *
+ * --reps: timed repetitions of every method at least (9); --seconds: more for the re-created
+ * types and the requests where a repetition is short, as many as fill S seconds (0; at most
+ * 201). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,9 +34,9 @@
 #include "ddtbench.h"
 #include "options.h"
 
-enum { COMMITS = 2000, EXCHANGES = 20 };
-enum { M_MPI, M_MEMCOMM, METHODS };
-static const char *method_names[METHODS] = {"mpi", "memcomm"};
+enum { COMMITS = 2000, EXCHANGES = 20, MAX_REPS = 201 };
+enum { M_MPI, M_MEMCOMM, M_MPI_AGAIN, METHODS };
+static const char *method_names[METHODS] = {"mpi", "memcomm", "mpi-again"};
 
 typedef struct {
     int (*commit)(MPI_Datatype *);
@@ -44,7 +52,18 @@ static const calls by_method[METHODS] = {
     {PMPI_Type_commit, PMPI_Type_free, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv,
      PMPI_Waitall},
     {MPI_Type_commit, MPI_Type_free, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall},
+    {PMPI_Type_commit, PMPI_Type_free, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv,
+     PMPI_Waitall},
 };
+
+/* The timed repetitions for a pattern whose repetition of every method took `turn` seconds
+ * on this rank: the same on both ranks (the slower one's). */
+static int timed_reps(int reps, double seconds, double turn)
+{
+    double slowest;
+    MPI_Allreduce(&turn, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return bench_timed_reps(reps, seconds, slowest, MAX_REPS);
+}
 
 static void print_result(const char *role, const char *pattern, int method, long long bytes,
                          const double *t, int reps)
@@ -134,10 +153,11 @@ static void iteration(pattern *p, int method, int rank, double *received)
     c->free(&t);
 }
 
-static int bench_recreate(pattern *patterns, int np, int rank, int reps, const char *only)
+static int bench_recreate(pattern *patterns, int np, int rank, int min_reps, double seconds,
+                          const char *only)
 {
     int failures = 0;
-    double *t = malloc(sizeof *t * (size_t)reps * METHODS);
+    double *t = malloc(sizeof *t * (size_t)MAX_REPS * METHODS);
     for (int i = 0; i < np; i++) {
         pattern *p = &patterns[i];
         if (!strstr(p->name, only))
@@ -147,8 +167,12 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
                *by_memcomm = calloc(p->array_doubles, sizeof(double));
         for (size_t k = 0; k < p->array_doubles; k++)
             p->array[k] = (double)k + 0.5 * rank;
+        double t0 = MPI_Wtime();
         iteration(p, M_MPI, rank, by_mpi);
+        const double alone = MPI_Wtime() - t0;
+        t0 = MPI_Wtime();
         iteration(p, M_MEMCOMM, rank, by_memcomm);
+        const int reps = timed_reps(min_reps, seconds, 2 * alone + MPI_Wtime() - t0);
         if (memcmp(by_mpi, by_memcomm, p->array_doubles * sizeof(double)) != 0) {
             fprintf(stderr, "bench_lifecycle: memcomm delivers other bytes than the MPI for %s\n",
                     p->name);
@@ -156,12 +180,12 @@ static int bench_recreate(pattern *patterns, int np, int rank, int reps, const c
         }
         /* the methods take turns, in pairs of repetitions in both orders (bench_turn), so
          * that drift, and a disturbance that comes every other iteration (a busy neighbour's
-         * time slices), hit both alike */
+         * time slices), hit all alike */
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < METHODS; k++) {
                 const int m = bench_turn(r, k, METHODS);
                 MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
+                t0 = MPI_Wtime();
                 iteration(p, m, rank, by_mpi);
                 t[m * reps + r] = MPI_Wtime() - t0;
             }
@@ -202,11 +226,11 @@ static void waitall_round(int method, columns c, MPI_Datatype column, const doub
 
 /* A repetition is EXCHANGES rounds: memcomm decides a path for non-blocking calls by timing
  * whole exchanges (epochs), so a run of the first rounds only would time its trials. */
-static int bench_requests(int rank, int reps, const char *only)
+static int bench_requests(int rank, int min_reps, double seconds, const char *only)
 {
     static const columns sizes[] = {{1000, 8}, {4000, 8}, {10000, 8}, {64, 4096}};
     int failures = 0;
-    double *t = malloc(sizeof *t * (size_t)reps * METHODS);
+    double *t = malloc(sizeof *t * (size_t)MAX_REPS * METHODS);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const columns c = sizes[s];
         char name[96];
@@ -223,10 +247,12 @@ static int bench_requests(int rank, int reps, const char *only)
         MPI_Request *r = malloc(sizeof *r * 2 * (size_t)c.n);
         for (size_t k = 0; k < doubles; k++)
             out[k] = (double)k + 0.5 * rank;
+        const double started = MPI_Wtime(); /* one round of every method */
         for (int m = 0; m < METHODS; m++) {
             in[m] = calloc(doubles, sizeof(double));
             waitall_round(m, c, column, out, in[m], r);
         }
+        const int reps = timed_reps(min_reps, seconds, EXCHANGES * (MPI_Wtime() - started));
         if (memcmp(in[M_MPI], in[M_MEMCOMM], sizeof(double) * doubles) != 0) {
             fprintf(stderr, "bench_lifecycle: memcomm delivers other bytes than the MPI for %s\n",
                     name);
@@ -261,18 +287,19 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     const int reps = atoi(bench_option(argc, argv, "--reps", "9"));
+    const double seconds = atof(bench_option(argc, argv, "--seconds", "0"));
     const char *only = bench_option(argc, argv, "--only", "");
-    if (nranks != 2 || reps < 3) {
+    if (nranks != 2 || reps < 3 || reps > MAX_REPS) {
         if (rank == 0)
-            fprintf(stderr, "bench_lifecycle: run on 2 ranks with --reps >= 3\n");
+            fprintf(stderr, "bench_lifecycle: run on 2 ranks with 3 <= --reps <= %d\n", MAX_REPS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bench_commit(rank, reps, only);
     static pattern patterns[DDTBENCH_SWEEP];
     int np = 0;
     ddtbench_add_sweep(patterns, &np); /* their types give the size: iterations build their own */
-    int failures = bench_recreate(patterns, np, rank, reps, only);
-    failures += bench_requests(rank, reps, only);
+    int failures = bench_recreate(patterns, np, rank, reps, seconds, only);
+    failures += bench_requests(rank, reps, seconds, only);
     for (int i = 0; i < np; i++) {
         MPI_Type_free(&patterns[i].type);
         free(patterns[i].index);

@@ -41,27 +41,29 @@ static inline void bench_print_seconds(const double *t, int reps)
     fflush(stdout);
 }
 
-/* At least `reps` timed turns, more where a turn is short: as many as fill `seconds` at the
- * pace of `turn` seconds (the warm-up's last turns), at most `max_reps`. Medians of 7 calls
- * of 0.05-1.3 ms read 0.92x and 0.93x for the same call in both columns (Open MPI's own
- * collective, on both ranks, halo of 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank
- * must compute the same number: give it the slowest rank's times. */
 /* The method that takes turn `k` of repetition `rep` among `methods`: repetitions go in
- * pairs, one in order and one in reverse order, so that what drifts during a pattern weighs
- * on each method alike and each method takes each place once a pair; which of the two comes
- * first is drawn per pair (a fixed hash), so that the order is not periodic. Beside a busy
- * process on a rank's core, a stall of one time slice locked onto a fixed place of the
- * repeating A B B A order: the third turn (memcomm's) of NAS LU's 42 KB face took 2.4 ms of
- * every 4 turns of 0.4-0.6 ms, in all ten repetitions. */
+ * pairs, one in an order and one in the reverse order, so that what drifts during a pattern
+ * weighs on each method alike; the order is the methods' list rotated by a number drawn per
+ * pair (a fixed hash), so that it is not periodic and no method keeps a place (with three
+ * methods, reversing alone leaves the second in the middle every time). Beside a busy process
+ * on a rank's core, a stall of one time slice locked onto a fixed place of the repeating
+ * A B B A order: the third turn (memcomm's) of NAS LU's 42 KB face took 2.4 ms of every 4
+ * turns of 0.4-0.6 ms, in all ten repetitions. */
 static inline int bench_turn(int rep, int k, int methods)
 {
     unsigned drawn = (unsigned)rep / 2 * 0x9E3779B1u; /* the pair's number, mixed */
     drawn ^= drawn >> 15;
     drawn *= 0x85EBCA77u;
     drawn ^= drawn >> 13;
-    return ((unsigned)rep % 2) ^ (drawn & 1) ? methods - 1 - k : k;
+    const unsigned place = (unsigned)rep % 2 ? (unsigned)(methods - 1 - k) : (unsigned)k;
+    return (int)((place + drawn % (unsigned)methods) % (unsigned)methods);
 }
 
+/* At least `reps` timed turns, more where a turn is short: as many as fill `seconds` at the
+ * pace of `turn` seconds (the warm-up's last turns), at most `max_reps`. Medians of 7 calls
+ * of 0.05-1.3 ms read 0.92x and 0.93x for the same call in both columns (Open MPI's own
+ * collective, on both ranks, halo of 64^3 and x-z slabs of 128^3, 2026-11-27). Every rank
+ * must compute the same number: give it the slowest rank's times. */
 static inline int bench_timed_reps(int reps, double seconds, double turn, int max_reps)
 {
     const double fill = turn > 0 ? seconds / turn : 0;

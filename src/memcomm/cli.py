@@ -204,7 +204,7 @@ def program_arguments(
     args: argparse.Namespace, experiment: experiments.Experiment
 ) -> tuple[list[str], dict[str, Any]]:
     """The benchmark program's options, and the parameters recorded in the meta record."""
-    sizes = args.sizes or (QUICK_SIZES[experiment.name] if args.quick else None)
+    sizes = args.sizes or (QUICK_SIZES.get(experiment.name) if args.quick else None)
     if not experiment.suite:
         reps = args.reps or (3 if args.quick else 7)
         program = ["--reps", str(reps)]
@@ -229,11 +229,13 @@ def program_arguments(
         if experiment.name == "pack":
             parameters["cache"] = args.cache
             program += ["--cache", args.cache]
-        if experiment.name == "io":
+        if experiment.name in ("io", "lifecycle"):
             # at least --reps turns, more for short calls (up to a second of them; none when
-            # quick); the file in a file system in memory unless --dir says otherwise
+            # quick)
             parameters["seconds"] = 0 if args.quick else 1
             program += ["--seconds", str(parameters["seconds"])]
+        if experiment.name == "io":
+            # the file in a file system in memory unless --dir says otherwise
             if args.dir:
                 parameters["dir"] = args.dir
                 program += ["--dir", args.dir]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from clirun import BUILT, ROOT, memcomm
 
-from memcomm import cli, results, runner
+from memcomm import cli, experiments, results, runner
 
 
 def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
@@ -20,6 +20,19 @@ def test_unknown_experiment_is_one_line_error_naming_the_experiments() -> None:
     for name in ("noncontig", "decompose", "cache-state", "pack", "pingpong", "probes"):
         assert name in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(experiments.EXPERIMENTS))
+def test_every_experiment_takes_quick(name: str) -> None:
+    # the program's options for a quick run of each experiment, as `memcomm bench NAME --quick`
+    # builds them (lifecycle's once raised a KeyError: it has no sizes to make quick)
+    args = cli.parser().parse_args(["bench", name, "--quick"])
+    program, parameters = cli.program_arguments(args, experiments.EXPERIMENTS[name])
+    assert all(isinstance(word, str) for word in program)
+    if experiments.EXPERIMENTS[name].suite:
+        assert parameters["max_reps"] == 15
+    else:
+        assert parameters["reps"] == 3 and parameters.get("seconds", 0) == 0
 
 
 def test_engine_of_an_every_method_experiment_is_refused_not_ignored() -> None:
@@ -403,7 +416,7 @@ def test_bench_io_checks_every_method_against_the_mpi(mpi: str, tmp_path: Path) 
 def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "lifecycle.jsonl"
     result = memcomm(
-        "bench", "lifecycle", "--mpi", mpi, "--reps", "3", "--only", "NAS MG", "--json", str(out),
+        "bench", "lifecycle", "--mpi", mpi, "--quick", "--only", "NAS MG", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     runs = results.read([out])
@@ -413,10 +426,15 @@ def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -
     assert patterns == {
         f"NAS MG: {face} face of u({n},{n},{n})" for face in "ijk" for n in (18, 34, 66, 130)
     }
+    # the MPI alone a second time, in the same turns: the run's noise
     assert {(r["pattern"], r["method"]) for r in records} == {
-        (p, m) for p in patterns for m in ("mpi", "memcomm")
+        (p, m) for p in patterns for m in ("mpi", "memcomm", "mpi-again")
     }
+    # --quick: three repetitions, none added for short patterns
+    assert runs[0].meta["parameters"]["seconds"] == 0
+    assert all(len(r["seconds"]) == 3 for r in records)
     assert "memcomm speed-up" in result.stdout and "geometric mean" in result.stdout
+    assert "MPI alone again" in result.stdout and "this run's noise" in result.stdout
 
 
 @pytest.mark.parametrize("mpi", BUILT)

@@ -802,7 +802,9 @@ def paired_speedup(mpi_seconds: Sequence[float], memcomm_seconds: Sequence[float
 def lifecycle(results: Sequence[Result]) -> Analysis:
     """Commit cost of a type never moved, ddtbench's re-created types, and exchanges of many
     non-blocking messages, against the MPI alone measured in the same run; speed-ups are paired
-    per repetition (paired_speedup)."""
+    per repetition (paired_speedup). Where the run also timed the MPI alone a second time in the
+    same turns ("mpi-again"), that one's speed-up over the first is the run's noise, shown
+    beside memcomm's."""
     findings, out = [], []
     for mpi in sorted({str(r.get("mpi", "?")) for r in results}):
         rows = tables.pack_rows(_of(results, mpi=mpi), "lifecycle")
@@ -815,6 +817,11 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
             r.pattern: paired_speedup(seconds[r.pattern, "mpi"], seconds[r.pattern, "memcomm"])
             for r in measured
         }
+        noise = {
+            r.pattern: paired_speedup(seconds[r.pattern, "mpi"], seconds[r.pattern, "mpi-again"])
+            for r in measured
+            if r.has("mpi-again")
+        }
         body = [
             [
                 row.pattern,
@@ -822,10 +829,18 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
                 f"{row.seconds('mpi') * 1e6:.1f}",
                 f"{row.seconds('memcomm') * 1e6:.1f}",
                 f"{speedup[row.pattern]:.2f}x",
+                f"{noise[row.pattern]:.2f}x" if row.pattern in noise else "-",
             ]
             for row in measured
         ]
-        header = ["pattern", "timed", "MPI alone us", "memcomm us", "memcomm speed-up"]
+        header = [
+            "pattern",
+            "timed",
+            "MPI alone us",
+            "memcomm us",
+            "memcomm speed-up",
+            "MPI alone again",
+        ]
         out.append(Table(f"lifecycle, {mpi}: median per operation", header, body))
         commits = [r for r in measured if roles.get(r.pattern, "").startswith("create")]
         apps = [r for r in measured if roles.get(r.pattern, "").startswith("iteration")]
@@ -846,6 +861,13 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
                 f"in geometric mean, slowest {speedup[slowest.pattern]:.3f}x "
                 f"({slowest.pattern}), {below} below 0.95x"
             )
+            again = [noise[r.pattern] for r in apps if r.pattern in noise]
+            if again:
+                findings.append(
+                    f"{mpi}: the same cases, the MPI alone timed again in the same turns (this "
+                    f"run's noise): {tables.geomean(again):.2f}x in geometric mean, slowest "
+                    f"{min(again):.3f}x, {sum(s < 0.95 for s in again)} below 0.95x"
+                )
         for row in waitalls:
             findings.append(
                 f"{mpi}: non-blocking exchanges of {row.pattern}: memcomm "
