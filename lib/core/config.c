@@ -2,6 +2,7 @@
 #include "../base/units.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,10 @@ static void read_env(void)
                         : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
                         : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
                                                     : CONFIG_SEND_MEASURE;
+    /* a misspelt value would otherwise measure without a word (`own` for `mpi`) */
+    if (path && *path && strcmp(path, "measure") && strcmp(path, "packed") && strcmp(path, "mpi"))
+        fprintf(stderr, "memcomm: MEMCOMM_SEND_PATH=%s is none of measure, packed, mpi: "
+                        "measuring\n", path);
 }
 
 void config_read(void)
