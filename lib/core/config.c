@@ -57,12 +57,12 @@ static void read_env(void)
     const char *decisions = getenv("MEMCOMM_DECISIONS");
     config_current.decisions = decisions && *decisions ? decisions : NULL;
     const char *path = getenv("MEMCOMM_SEND_PATH");
-    config_current.send_path = !path || !*path             ? CONFIG_SEND_MEASURE
-                        : !strcmp(path, "packed")   ? CONFIG_SEND_PACKED
-                        : !strcmp(path, "mpi")      ? CONFIG_SEND_BY_MPI
-                                                    : CONFIG_SEND_MEASURE;
-    /* a misspelt value would otherwise measure without a word (`own` for `mpi`) */
-    if (path && *path && strcmp(path, "measure") && strcmp(path, "packed") && strcmp(path, "mpi"))
+    config_current.send_path = CONFIG_SEND_MEASURE;
+    if (path && !strcmp(path, "packed"))
+        config_current.send_path = CONFIG_SEND_PACKED;
+    else if (path && !strcmp(path, "mpi"))
+        config_current.send_path = CONFIG_SEND_BY_MPI;
+    else if (path && *path && strcmp(path, "measure")) /* misspelt (`own` for `mpi`): said */
         fprintf(stderr, "memcomm: MEMCOMM_SEND_PATH=%s is none of measure, packed, mpi: "
                         "measuring\n", path);
 }
