@@ -56,11 +56,11 @@ static entry *oldest_locked(void)
     return oldest;
 }
 
-/* Keep `a` (a new reference) under `c` (taken over). */
+/* Keep `a` (a new reference) under `c` (taken over, moved out of its caller's scratch). */
 static void insert_locked(construction *c, analysis *a)
 {
     const size_t bytes = bytes_of(a, c);
-    if (bytes > CONSTRUCTIONS_MAX_BYTES) {
+    if (bytes > CONSTRUCTIONS_MAX_BYTES || !construction_keep(c)) {
         construction_free(c);
         return;
     }
@@ -86,8 +86,10 @@ static void insert_locked(construction *c, analysis *a)
 
 analysis *constructions_analysis(MPI_Datatype type)
 {
+    unsigned char scratch[CONSTRUCTION_SCRATCH_BYTES];
     construction c;
-    if (!construction_of(type, &c)) /* too long to key: analysed for this handle alone */
+    /* too long to key: analysed for this handle alone */
+    if (!construction_of(type, scratch, sizeof scratch, &c))
         return analysis_create(type);
     pthread_mutex_lock(&lock);
     entry *e = find_locked(&c);

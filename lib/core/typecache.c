@@ -22,7 +22,8 @@ static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static analysis pending;
 static slot *table;
 static size_t cap, used;
-static int keyval = MPI_KEYVAL_INVALID;
+/* Read without the lock once created (every commit reads it). */
+static _Atomic int keyval = MPI_KEYVAL_INVALID;
 
 static uint64_t key_of(MPI_Datatype type) { return handle_key(type); }
 
@@ -125,12 +126,16 @@ static int on_type_delete(MPI_Datatype type, int kv, void *value, void *extra)
 
 static bool ensure_keyval(void)
 {
+    if (atomic_load_explicit(&keyval, memory_order_acquire) != MPI_KEYVAL_INVALID)
+        return true;
     pthread_rwlock_wrlock(&lock);
-    if (keyval == MPI_KEYVAL_INVALID)
-        PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, on_type_delete, &keyval, NULL);
-    bool ok = keyval != MPI_KEYVAL_INVALID;
+    int created = atomic_load_explicit(&keyval, memory_order_relaxed);
+    if (created == MPI_KEYVAL_INVALID &&
+        PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, on_type_delete, &created, NULL) ==
+            MPI_SUCCESS)
+        atomic_store_explicit(&keyval, created, memory_order_release);
     pthread_rwlock_unlock(&lock);
-    return ok;
+    return created != MPI_KEYVAL_INVALID;
 }
 
 /* Cache `a` (the caller's reference, or `pending`) under `type`; with an attribute that will
@@ -149,7 +154,9 @@ static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
         release_value(a);
         return;
     }
-    if (with_attribute && PMPI_Type_set_attr(type, keyval, NULL) != MPI_SUCCESS) {
+    if (with_attribute &&
+        PMPI_Type_set_attr(type, atomic_load_explicit(&keyval, memory_order_relaxed), NULL) !=
+            MPI_SUCCESS) {
         pthread_rwlock_wrlock(&lock);
         release_value(remove_locked(key_of(type)));
         pthread_rwlock_unlock(&lock);
@@ -259,12 +266,8 @@ analysis *typecache_acquire(MPI_Datatype type)
 
 void typecache_on_commit(MPI_Datatype type)
 {
-    pthread_rwlock_rdlock(&lock);
-    bool known = find(key_of(type)) != NULL;
-    pthread_rwlock_unlock(&lock);
-    if (known || is_predefined(type))
-        return;
-    publish(type, &pending, true); /* analysed at first use: a type never moved costs nothing */
+    if (!is_predefined(type)) /* a re-commit finds it cached and changes nothing */
+        publish(type, &pending, true); /* analysed at first use: a type never moved costs nothing */
 }
 
 void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
@@ -295,9 +298,9 @@ void typecache_shutdown(void)
     table = NULL;
     cap = used = 0;
     atomic_fetch_add_explicit(&typecache_freed, 1, memory_order_release); /* for last_found */
-    if (keyval != MPI_KEYVAL_INVALID)
-        PMPI_Type_free_keyval(&keyval);
-    keyval = MPI_KEYVAL_INVALID;
+    int created = atomic_exchange(&keyval, MPI_KEYVAL_INVALID);
+    if (created != MPI_KEYVAL_INVALID)
+        PMPI_Type_free_keyval(&created);
     pthread_rwlock_unlock(&lock);
     constructions_shutdown();
 }

@@ -8,6 +8,19 @@
 
 enum { MAX_DEPTH = 64 };
 
+static bool move_to_heap(construction *c, size_t cap)
+{
+    unsigned char *heap = c->borrowed ? mc_malloc(cap) : mc_realloc(c->bytes, cap);
+    if (!heap)
+        return false;
+    if (c->borrowed)
+        memcpy(heap, c->bytes, c->len);
+    c->bytes = heap;
+    c->cap = cap;
+    c->borrowed = false;
+    return true;
+}
+
 static bool append(construction *c, const void *data, size_t len)
 {
     if (len > CONSTRUCTION_MAX_BYTES - c->len)
@@ -16,43 +29,44 @@ static bool append(construction *c, const void *data, size_t len)
         size_t cap = c->cap ? c->cap : 256;
         while (cap < c->len + len)
             cap *= 2;
-        unsigned char *grown = mc_realloc(c->bytes, cap);
-        if (!grown)
+        if (!move_to_heap(c, cap))
             return false;
-        c->bytes = grown;
-        c->cap = cap;
     }
     memcpy(c->bytes + c->len, data, len);
     c->len += len;
     return true;
 }
 
-static bool append_i64(construction *c, int64_t v) { return append(c, &v, sizeof v); }
-
-static bool describe(MPI_Datatype type, construction *c, int depth)
+/* `combiner` is set once the type's envelope is read: the caller frees a part it got from
+ * MPI_Type_get_contents without asking the MPI again what it is. */
+static bool describe(MPI_Datatype type, construction *c, int depth, int *combiner)
 {
-    int combiner;
-    if (depth > MAX_DEPTH || contents_combiner(type, &combiner) != MPI_SUCCESS)
+    contents k;
+    if (depth > MAX_DEPTH || !contents_fetch(type, &k))
         return false;
-    if (!contents_is_constructed(combiner)) { /* predefined: its handle names it */
+    *combiner = k.combiner;
+    if (!contents_is_constructed(k.combiner)) { /* predefined: its handle names it */
         uint64_t handle = 0;
         memcpy(&handle, &type, sizeof type < sizeof handle ? sizeof type : sizeof handle);
-        return append_i64(c, combiner) && append_i64(c, (int64_t)handle);
+        const int64_t named[2] = {k.combiner, (int64_t)handle};
+        return append(c, named, sizeof named);
     }
-    contents k;
-    if (!contents_fetch(type, &k))
-        return false;
-    bool ok;
-    if (combiner == MPI_COMBINER_DUP) {
-        ok = describe(k.types[0], c, depth + 1);
-    } else {
-        ok = append_i64(c, combiner) && append_i64(c, k.ni) && append_i64(c, k.na) &&
-             append_i64(c, k.nc) && append_i64(c, k.nd) &&
+    bool ok = true;
+    if (k.combiner != MPI_COMBINER_DUP) { /* a dup is its original */
+        const int64_t header[5] = {k.combiner, k.ni, k.na, k.nc, k.nd};
+        ok = append(c, header, sizeof header) &&
              append(c, k.ints, sizeof *k.ints * (size_t)k.ni) &&
              append(c, k.addrs, sizeof *k.addrs * (size_t)k.na) &&
              append(c, k.counts, sizeof *k.counts * (size_t)k.nc);
-        for (int64_t i = 0; i < k.nd && ok; i++)
-            ok = describe(k.types[i], c, depth + 1);
+    }
+    for (int64_t i = 0; i < k.nd && ok; i++) {
+        int part = MPI_UNDEFINED;
+        ok = describe(k.types[i], c, depth + 1, &part);
+        if (part == MPI_UNDEFINED)
+            continue; /* unknown: contents_release asks */
+        if (contents_is_constructed(part))
+            PMPI_Type_free(&k.types[i]);
+        k.types[i] = MPI_DATATYPE_NULL;
     }
     contents_release(&k);
     return ok;
@@ -82,10 +96,12 @@ static uint64_t hash_bytes(const unsigned char *bytes, size_t len)
     return h ^ (h >> 32);
 }
 
-bool construction_of(MPI_Datatype type, construction *out)
+bool construction_of(MPI_Datatype type, void *scratch, size_t scratch_len, construction *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!describe(type, out, 0)) {
+    *out = (construction){.bytes = scratch, .cap = scratch ? scratch_len : 0,
+                          .borrowed = scratch != NULL};
+    int combiner;
+    if (!describe(type, out, 0, &combiner)) {
         construction_free(out);
         return false;
     }
@@ -93,8 +109,14 @@ bool construction_of(MPI_Datatype type, construction *out)
     return true;
 }
 
+bool construction_keep(construction *c)
+{
+    return !c->borrowed || move_to_heap(c, c->len ? c->len : 1);
+}
+
 void construction_free(construction *c)
 {
-    free(c->bytes);
+    if (!c->borrowed)
+        free(c->bytes);
     memset(c, 0, sizeof *c);
 }

@@ -17,17 +17,24 @@
  * type of 65,536 blocks (ddtbench's SPECFEM3D and LAMMPS layouts) takes 256-512 KiB; keying it
  * costs a read of its contents and a hash, against a fresh analysis and fresh send-path
  * trials at every re-creation. */
-enum { CONSTRUCTION_MAX_BYTES = 4 << 20 };
+enum { CONSTRUCTION_MAX_BYTES = 4 << 20, CONSTRUCTION_SCRATCH_BYTES = 512 };
 
+/* A construction starts in a buffer of its caller's (on the stack: most are a few hundred
+ * bytes, looked up and dropped at each re-creation) and moves to the heap when it outgrows
+ * it or is kept. */
 typedef struct {
     unsigned char *bytes;
     size_t len, cap;
     uint64_t hash;
+    bool borrowed; /* bytes is the caller's scratch */
 } construction;
 
 /* False when the construction is too long, a query fails or memory is short; `out` then
- * holds nothing to free. */
-bool construction_of(MPI_Datatype type, construction *out);
+ * holds nothing to free. `scratch` must outlive `out` unless construction_keep moved it. */
+bool construction_of(MPI_Datatype type, void *scratch, size_t scratch_len, construction *out);
+/* Moves the bytes out of the caller's scratch, for `c` to be kept; false if memory is short
+ * (`c` unchanged). */
+bool construction_keep(construction *c);
 void construction_free(construction *c);
 
 #endif

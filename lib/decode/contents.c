@@ -1,7 +1,6 @@
 #include "contents.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "../base/alloc.h"
 
@@ -46,19 +45,39 @@ void contents_release(contents *c)
 {
     for (int64_t i = 0; c->types && i < c->nd; i++) {
         int combiner;
-        if (contents_combiner(c->types[i], &combiner) == MPI_SUCCESS && contents_is_constructed(combiner))
+        if (c->types[i] != MPI_DATATYPE_NULL &&
+            contents_combiner(c->types[i], &combiner) == MPI_SUCCESS &&
+            contents_is_constructed(combiner))
             PMPI_Type_free(&c->types[i]);
     }
-    free(c->ints);
-    free(c->addrs);
-    free(c->counts);
-    free(c->types);
-    memset(c, 0, sizeof *c);
+    if (c->ints != c->inline_ints)
+        free(c->ints);
+    if (c->addrs != c->inline_addrs)
+        free(c->addrs);
+    if (c->counts != c->inline_counts)
+        free(c->counts);
+    if (c->types != c->inline_types)
+        free(c->types);
+    c->ints = NULL;
+    c->addrs = NULL;
+    c->counts = NULL;
+    c->types = NULL;
+    c->nd = 0;
+}
+
+/* Room for n elements of `size` bytes: the inline array when they fit, else the heap (+1 so
+ * that zero-length requests still get a distinct, freeable pointer). */
+static void *room(void *inline_array, int64_t inline_n, int64_t n, size_t size)
+{
+    return n <= inline_n ? inline_array : mc_malloc(size * (size_t)(n + 1));
 }
 
 bool contents_fetch(MPI_Datatype type, contents *c)
 {
-    memset(c, 0, sizeof *c);
+    c->ints = NULL;
+    c->addrs = NULL;
+    c->counts = NULL;
+    c->types = NULL;
 #if MEMCOMM_HAVE_LARGE_COUNT
     MPI_Count ni, na, nc, nd;
     if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &c->combiner) != MPI_SUCCESS)
@@ -71,16 +90,14 @@ bool contents_fetch(MPI_Datatype type, contents *c)
     c->ni = ni;
     c->na = na;
     c->nc = nc;
-    c->nd = nd;
-    if (c->combiner == MPI_COMBINER_NAMED)
+    c->nd = 0; /* until get_contents has returned handles to free */
+    if (!contents_is_constructed(c->combiner))
         return true;
-    /* +1 so that zero-length requests still get a distinct, freeable pointer */
-    c->ints = mc_malloc(sizeof(int) * (size_t)(ni + 1));
-    c->addrs = mc_malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    c->counts = mc_malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
-    c->types = mc_malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    c->ints = room(c->inline_ints, CONTENTS_INLINE_INTS, ni, sizeof(int));
+    c->addrs = room(c->inline_addrs, CONTENTS_INLINE_OTHERS, na, sizeof(MPI_Aint));
+    c->counts = room(c->inline_counts, CONTENTS_INLINE_OTHERS, nc, sizeof(MPI_Count));
+    c->types = room(c->inline_types, CONTENTS_INLINE_OTHERS, nd, sizeof(MPI_Datatype));
     if (!c->ints || !c->addrs || !c->counts || !c->types) {
-        c->nd = 0;
         contents_release(c);
         return false;
     }
@@ -91,10 +108,10 @@ bool contents_fetch(MPI_Datatype type, contents *c)
     int rc = PMPI_Type_get_contents(type, ni, na, nd, c->ints, c->addrs, c->types);
 #endif
     if (rc != MPI_SUCCESS) {
-        c->nd = 0; /* nothing was returned to free */
-        contents_release(c);
+        contents_release(c); /* nothing was returned to free */
         return false;
     }
+    c->nd = nd;
     return true;
 }
 

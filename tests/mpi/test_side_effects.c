@@ -147,6 +147,24 @@ static void analysed_at_first_use_once_per_construction(void)
     MPI_Type_free(&s);
     CHECK(stats_now().analysed_types == later.analysed_types + 1);
 
+    /* nested: the parts are part of the key (a different inner stride is another type) */
+    memcomm_stats nested_before = stats_now();
+    for (int i = 0; i < 6; i++) {
+        MPI_Datatype inner, dup, outer;
+        MPI_Type_vector(2, 1, i < 3 ? 3 : 4, MPI_SHORT, &inner);
+        MPI_Type_dup(inner, &dup);
+        MPI_Type_create_hvector(3, 1, 40, dup, &outer);
+        MPI_Type_commit(&outer);
+        MPI_Type_free(&inner);
+        MPI_Type_free(&dup);
+        int at = 0;
+        MPI_Pack(data, 2, outer, packed, sizeof packed, &at, MPI_COMM_SELF);
+        MPI_Type_free(&outer);
+    }
+    memcomm_stats nested_after = stats_now();
+    CHECK(nested_after.analysed_types == nested_before.analysed_types + 2);
+    CHECK(nested_after.reused_types == nested_before.reused_types + 4);
+
     /* a large indexed type (ddtbench's SPECFEM3D: 65,536 blocks of 3 floats) re-created is
      * reused too: its construction is still a key */
     enum { BLOCKS = 65536 };
