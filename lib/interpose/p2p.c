@@ -65,13 +65,13 @@ static void finish_receive(message *m, void *packed, int rc, const MPI_Status *s
 
 /* After a blocking call that went to the MPI's own path by a decision, not timed
  * (lib/p2p/own_path.h); `generation`: read before the type was looked up. */
-static void memo_remember(const message *m, int64_t count, MPI_Datatype type, int side,
+static void memo_remember(const message *m, int64_t count, MPI_Datatype type, int kind,
                           uint64_t generation, const send_choice *c)
 {
     if (c->timed || c->trial >= 0 || c->path != SEND_BY_MPI)
         return;
     const bool fixed = config_get()->send_path == CONFIG_SEND_BY_MPI;
-    own_path_remember(type, count, side, generation,
+    own_path_remember(type, count, kind, generation,
                       fixed ? NULL : sendpath_class_of(m->analysis, USE_POINT_TO_POINT, m->bytes),
                       fixed);
 }
@@ -183,6 +183,11 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,           \
                int source, int recvtag, MPI_Comm comm, MPI_Status *status))                    \
     {                                                                                          \
+        if (sendtype == recvtype && sendcount == recvcount &&                                  \
+            own_path_passes(sendtype, sendcount, OWN_PATH_EXCHANGE))                           \
+            return PNAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,      \
+                         recvtype, source, recvtag, comm, status);                             \
+        const uint64_t generation = typecache_generation();                                    \
         message out, in;                                                                       \
         void *packed_out = NULL, *packed_in = NULL;                                            \
         const bool carry_out = message_carries(sendbuf, sendcount, sendtype, dest, false, &out); \
@@ -193,6 +198,9 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
         bool send_packed = false, recv_packed = false;                                         \
         if (exchange) {                                                                        \
             t = path_begin(&out, TRIAL_SEND);                                                  \
+            if (sendtype == recvtype && sendcount == recvcount)                                \
+                memo_remember(&out, sendcount, sendtype, OWN_PATH_EXCHANGE, generation,        \
+                              &t.choice);                                                      \
             if (t.choice.path == SEND_PACKED) {                                                \
                 send_packed = (packed_out = message_pack(&out, sendbuf, sendcount)) != NULL;   \
                 recv_packed = (packed_in = message_staging(&in, recvbuf)) != NULL;             \

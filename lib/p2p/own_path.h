@@ -1,11 +1,12 @@
 /* own_path: a thread's last point-to-point calls that went to the MPI's own path by a
- * decision, one per kind (a blocking send, a blocking receive, a non-blocking call): the next
- * call of the same kind, type and count goes there at once, with no look at the type (about
- * 240 instructions, the most of what memcomm cost such a call), while no cached type has been
- * freed since (the type, its analysis and its measurements are then alive) and the decision
- * and its sampling allow (sendpath_class_passes, sendpath_epoch_class_passes). Whatever
- * memcomm would check of the call on the way (its buffer, an overflow, overlapping entries),
- * a call on the MPI's own path reaches the MPI as it came. */
+ * decision, one per kind (a blocking send, a blocking receive, a non-blocking call, an
+ * MPI_Sendrecv of one type and count both ways): the next call of the same kind, type and
+ * count goes there at once, with no look at the type (about 240 instructions, the most of
+ * what memcomm cost such a call), while no cached type has been freed since (the type, its
+ * analysis and its measurements are then alive) and the decision and its sampling allow
+ * (sendpath_class_passes, sendpath_epoch_class_passes). Whatever memcomm would check of the
+ * call on the way (its buffer, an overflow, overlapping entries), a call on the MPI's own
+ * path reaches the MPI as it came. */
 #ifndef MEMCOMM_OWN_PATH_H
 #define MEMCOMM_OWN_PATH_H
 
@@ -17,8 +18,9 @@
 #include "../core/sendpath.h"
 #include "../core/typecache.h"
 
-/* The kinds: TRIAL_SEND and TRIAL_RECEIVE for blocking calls, and this one. */
-enum { OWN_PATH_NONBLOCKING = TRIAL_SIDES, OWN_PATH_KINDS };
+/* The kinds: TRIAL_SEND and TRIAL_RECEIVE for blocking calls, these two: a non-blocking
+ * call, and an exchange (MPI_Sendrecv of one type and count both ways, timed as a send). */
+enum { OWN_PATH_NONBLOCKING = TRIAL_SIDES, OWN_PATH_EXCHANGE, OWN_PATH_KINDS };
 
 typedef struct {
     MPI_Datatype type;
@@ -40,8 +42,9 @@ static inline bool own_path_passes(MPI_Datatype type, int64_t count, int kind)
         return false;
     if (!m->decided)
         return config_get()->send_path == CONFIG_SEND_BY_MPI;
-    return kind == OWN_PATH_NONBLOCKING ? sendpath_epoch_class_passes(m->decided)
-                                        : sendpath_class_passes(m->decided, 2, kind);
+    if (kind == OWN_PATH_NONBLOCKING)
+        return sendpath_epoch_class_passes(m->decided);
+    return sendpath_class_passes(m->decided, 2, kind == OWN_PATH_EXCHANGE ? TRIAL_SEND : kind);
 }
 
 /* After a call of `kind` left to the MPI's own path by the decision of `decided` (its
