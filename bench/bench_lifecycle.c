@@ -5,8 +5,8 @@
  *             (a matrix column), a 3-D subarray face and a struct of three; per type
  *   recreate  ddtbench's micro-applications as ddtbench runs them, at several sizes each
  *             (ddtbench_add_sweep): every outer iteration builds and commits its datatype,
- *             exchanges it 20 times (ping-pong; both ranks send and receive the datatype)
- *             and frees it; per iteration
+ *             exchanges it 20 times (--exchanges; ping-pong: both ranks send and receive the
+ *             datatype) and frees it; per iteration
  *   requests  n non-blocking messages each way, each a column of an R x n matrix, all
  *             sends and receives of a rank completed by one MPI_Waitall of 2n requests;
  *             per 20 such exchanges: n = 1,000, 4,000 and 10,000 columns of 8 doubles
@@ -21,11 +21,12 @@
  * bench_pingpong; `memcomm bench lifecycle` turns them into a table. Before timing, the bytes
  * memcomm's exchange delivers are compared with the MPI's.
  *
- *   bench_lifecycle [--reps R] [--seconds S] [--only SUBSTRING]
+ *   bench_lifecycle [--reps R] [--seconds S] [--exchanges E] [--only SUBSTRING]
  *
  * --reps: timed repetitions of every method at least (9); --seconds: more for the re-created
  * types and the requests where a repetition is short, as many as fill S seconds (0; at most
- * 201). */
+ * 201); --exchanges: round trips per re-created type (20, ddtbench's; 1 shows what a type
+ * costs apart from its calls). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@
 #include "ddtbench.h"
 #include "options.h"
 
-enum { COMMITS = 2000, EXCHANGES = 20, MAX_REPS = 201 };
+enum { COMMITS = 2000, EXCHANGES = 20, MAX_REPS = 201, MAX_EXCHANGES = 1000 };
 enum { M_MPI, M_MEMCOMM, M_MPI_AGAIN, METHODS };
 static const char *method_names[METHODS] = {"mpi", "memcomm", "mpi-again"};
 
@@ -137,14 +138,14 @@ static void bench_commit(int rank, int reps, const char *only)
 
 /* ---- recreate: ddtbench's outer iterations ---- */
 
-/* One outer iteration: build, commit, EXCHANGES round trips of the datatype, free. */
-static void iteration(pattern *p, int method, int rank, double *received)
+/* One outer iteration: build, commit, `exchanges` round trips of the datatype, free. */
+static void iteration(pattern *p, int method, int rank, int exchanges, double *received)
 {
     const calls *c = &by_method[method];
     const int peer = 1 - rank;
     MPI_Datatype t = p->build(p);
     c->commit(&t);
-    for (int k = 0; k < EXCHANGES; k++) {
+    for (int k = 0; k < exchanges; k++) {
         if (rank == 0) {
             c->send(p->array, p->count, t, peer, 0, MPI_COMM_WORLD);
             c->recv(received, p->count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -157,8 +158,11 @@ static void iteration(pattern *p, int method, int rank, double *received)
 }
 
 static int bench_recreate(pattern *patterns, int np, int rank, int min_reps, double seconds,
-                          const char *only)
+                          int exchanges, const char *only)
 {
+    char role[64];
+    snprintf(role, sizeof role, "iteration of %d round trip%s", exchanges,
+             exchanges == 1 ? "" : "s");
     int failures = 0;
     double *t = malloc(sizeof *t * (size_t)MAX_REPS * METHODS);
     for (int i = 0; i < np; i++) {
@@ -171,10 +175,10 @@ static int bench_recreate(pattern *patterns, int np, int rank, int min_reps, dou
         for (size_t k = 0; k < p->array_doubles; k++)
             p->array[k] = (double)k + 0.5 * rank;
         double t0 = MPI_Wtime();
-        iteration(p, M_MPI, rank, by_mpi);
+        iteration(p, M_MPI, rank, exchanges, by_mpi);
         const double alone = MPI_Wtime() - t0;
         t0 = MPI_Wtime();
-        iteration(p, M_MEMCOMM, rank, by_memcomm);
+        iteration(p, M_MEMCOMM, rank, exchanges, by_memcomm);
         const int reps = timed_reps(min_reps, seconds, 2 * alone + MPI_Wtime() - t0);
         if (memcmp(by_mpi, by_memcomm, p->array_doubles * sizeof(double)) != 0) {
             fprintf(stderr, "bench_lifecycle: memcomm delivers other bytes than the MPI for %s\n",
@@ -189,14 +193,13 @@ static int bench_recreate(pattern *patterns, int np, int rank, int min_reps, dou
                 const int m = bench_turn(r, k, METHODS);
                 MPI_Barrier(MPI_COMM_WORLD);
                 t0 = MPI_Wtime();
-                iteration(p, m, rank, by_mpi);
+                iteration(p, m, rank, exchanges, by_mpi);
                 t[m * reps + r] = MPI_Wtime() - t0;
             }
         int size;
         MPI_Type_size(p->type, &size);
         for (int m = 0; m < METHODS && rank == 0; m++)
-            print_result("iteration of 20 round trips", p->name, m, (long long)size * p->count,
-                         t + m * reps, reps);
+            print_result(role, p->name, m, (long long)size * p->count, t + m * reps, reps);
         free(p->array);
         free(by_mpi);
         free(by_memcomm);
@@ -292,16 +295,21 @@ int main(int argc, char **argv)
     const int reps = atoi(bench_option(argc, argv, "--reps", "9"));
     const double seconds = atof(bench_option(argc, argv, "--seconds", "0"));
     const char *only = bench_option(argc, argv, "--only", "");
-    if (nranks != 2 || reps < 3 || reps > MAX_REPS) {
+    const int exchanges = atoi(bench_option(argc, argv, "--exchanges", "20"));
+    if (nranks != 2 || reps < 3 || reps > MAX_REPS || exchanges < 1 ||
+        exchanges > MAX_EXCHANGES) {
         if (rank == 0)
-            fprintf(stderr, "bench_lifecycle: run on 2 ranks with 3 <= --reps <= %d\n", MAX_REPS);
+            fprintf(stderr,
+                    "bench_lifecycle: run on 2 ranks with 3 <= --reps <= %d and 1 <= "
+                    "--exchanges <= %d\n",
+                    MAX_REPS, MAX_EXCHANGES);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bench_commit(rank, reps, only);
     static pattern patterns[DDTBENCH_SWEEP];
     int np = 0;
     ddtbench_add_sweep(patterns, &np); /* their types give the size: iterations build their own */
-    int failures = bench_recreate(patterns, np, rank, reps, seconds, only);
+    int failures = bench_recreate(patterns, np, rank, reps, seconds, exchanges, only);
     failures += bench_requests(rank, reps, seconds, only);
     for (int i = 0; i < np; i++) {
         MPI_Type_free(&patterns[i].type);

@@ -244,6 +244,9 @@ def program_arguments(
         if experiment.name == "em3d" and args.span:
             parameters["span"] = args.span
             program += ["--span", str(args.span)]
+        if experiment.name == "lifecycle" and args.exchanges:
+            parameters["exchanges"] = args.exchanges
+            program += ["--exchanges", str(args.exchanges)]
         return program, parameters
     options: dict[str, Any] = {
         "sizes": sizes,
@@ -1025,6 +1028,12 @@ def parser() -> argparse.ArgumentParser:
             )
             p.add_argument(
                 "--span", type=int, help="em3d: non-local edges reach ranks 1..span away (1)"
+            )
+            p.add_argument(
+                "--exchanges",
+                type=int,
+                help="lifecycle: round trips per re-created type (20; 1 shows what a type "
+                "costs apart from its calls)",
             )
             p.add_argument(
                 "--scale", type=int, default=1, help="pack: divide the other patterns' sizes (1-64)"

@@ -416,7 +416,8 @@ def test_bench_io_checks_every_method_against_the_mpi(mpi: str, tmp_path: Path) 
 def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "lifecycle.jsonl"
     result = memcomm(
-        "bench", "lifecycle", "--mpi", mpi, "--quick", "--only", "NAS MG", "--json", str(out),
+        "bench", "lifecycle", "--mpi", mpi, "--quick", "--only", "NAS MG", "--exchanges", "1",
+        "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     runs = results.read([out])
@@ -435,6 +436,10 @@ def test_bench_lifecycle_compares_with_the_mpi_alone(mpi: str, tmp_path: Path) -
     assert all(len(r["seconds"]) == 3 for r in records)
     assert "memcomm speed-up" in result.stdout and "geometric mean" in result.stdout
     assert "MPI alone again" in result.stdout and "this run's noise" in result.stdout
+    # --exchanges 1: one round trip per re-created type, said in the records and the findings
+    assert runs[0].meta["parameters"]["exchanges"] == 1
+    assert {r["role"] for r in records} == {"iteration of 1 round trip"}
+    assert "re-creating their type every 1 exchange," in result.stdout
 
 
 @pytest.mark.parametrize("mpi", BUILT)

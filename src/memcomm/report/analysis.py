@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -855,8 +856,11 @@ def lifecycle(results: Sequence[Result]) -> Analysis:
             speedups = [speedup[r.pattern] for r in apps]
             slowest = min(apps, key=lambda r: speedup[r.pattern])
             below = sum(s < 0.95 for s in speedups)
+            trips = re.search(r"\d+", roles.get(apps[0].pattern, ""))
+            every = "exchange" if trips and trips.group() == "1" else "exchanges"
             findings.append(
-                f"{mpi}: ddtbench's micro-apps re-creating their type every 20 exchanges, "
+                f"{mpi}: ddtbench's micro-apps re-creating their type every "
+                f"{trips.group() if trips else '?'} {every}, "
                 f"{len(apps)} cases: memcomm {tables.geomean(speedups):.2f}x the MPI's own path "
                 f"in geometric mean, slowest {speedup[slowest.pattern]:.3f}x "
                 f"({slowest.pattern}), {below} below 0.95x"
