@@ -17,11 +17,11 @@
  * type of 65,536 blocks (ddtbench's SPECFEM3D and LAMMPS layouts) takes 256-512 KiB; keying it
  * costs a read of its contents and a hash, against a fresh analysis and fresh send-path
  * trials at every re-creation. */
-enum { CONSTRUCTION_MAX_BYTES = 4 << 20, CONSTRUCTION_SCRATCH_BYTES = 512 };
+enum { CONSTRUCTION_MAX_BYTES = 4 << 20, CONSTRUCTION_SCRATCH_BYTES = 4096 };
 
 /* A construction starts in a buffer of its caller's (on the stack: most are a few hundred
- * bytes, looked up and dropped at each re-creation) and moves to the heap when it outgrows
- * it or is kept. */
+ * bytes, ddtbench's LAMMPS of 128 atoms 3 KiB, looked up and dropped at each re-creation)
+ * and moves to the heap when it outgrows it or is kept. */
 typedef struct {
     unsigned char *bytes;
     size_t len, cap;
