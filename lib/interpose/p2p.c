@@ -183,8 +183,8 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
                int sendtag, void *recvbuf, COUNT_T recvcount, MPI_Datatype recvtype,           \
                int source, int recvtag, MPI_Comm comm, MPI_Status *status))                    \
     {                                                                                          \
-        if (sendtype == recvtype && sendcount == recvcount &&                                  \
-            own_path_passes(sendtype, sendcount, OWN_PATH_EXCHANGE))                           \
+        const bool one_kind = sendtype == recvtype && sendcount == recvcount;                  \
+        if (one_kind && own_path_passes(sendtype, sendcount, OWN_PATH_EXCHANGE))               \
             return PNAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,      \
                          recvtype, source, recvtag, comm, status);                             \
         const uint64_t generation = typecache_generation();                                    \
@@ -198,7 +198,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
         bool send_packed = false, recv_packed = false;                                         \
         if (exchange) {                                                                        \
             t = path_begin(&out, TRIAL_SEND);                                                  \
-            if (sendtype == recvtype && sendcount == recvcount)                                \
+            if (one_kind)                                                                      \
                 memo_remember(&out, sendcount, sendtype, OWN_PATH_EXCHANGE, generation,        \
                               &t.choice);                                                      \
             if (t.choice.path == SEND_PACKED) {                                                \
