@@ -130,6 +130,7 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->paths_by_mpi = s.paths_by_mpi;
     out->unseen_routes = s.unseen_routes;
     out->paths_saved = s.paths_saved;
+    out->recognised_types = s.recognised_types;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

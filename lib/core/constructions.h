@@ -8,15 +8,25 @@
 
 #include <mpi.h>
 
+#include "../decode/fingerprint.h"
 #include "analysis.h"
 
 enum { CONSTRUCTIONS_SETS = 64, CONSTRUCTIONS_WAYS = 4,
        CONSTRUCTIONS_MAX = CONSTRUCTIONS_SETS * CONSTRUCTIONS_WAYS,
-       CONSTRUCTIONS_MAX_BYTES = 64 << 20 };
+       CONSTRUCTIONS_MAX_BYTES = 64 << 20, CONSTRUCTIONS_READ_EVERY = 16 };
 
 /* The analysis of a committed type, retained: shared with every type built the same way, or
- * made now. NULL when memory is short. */
-analysis *constructions_analysis(MPI_Datatype type);
+ * made now. NULL when memory is short. `print` (or NULL): the type's fingerprint, noted with
+ * the analysis for constructions_recognise. */
+analysis *constructions_analysis(MPI_Datatype type, const fingerprint *print);
+
+/* The analysis that the one construction read so far with this fingerprint was built into,
+ * retained, or NULL: none, or two (decode/fingerprint.h: good only to pass a call to the
+ * MPI). Every CONSTRUCTIONS_READ_EVERY-th recognition of a fingerprint answers NULL, so that
+ * its caller reads the type in full: a program that re-creates one layout keeps finding out
+ * whether the fingerprint still names one construction, and keeps a handle of it whose
+ * calls are carried and sampled (lib/core/sendpath.h). */
+analysis *constructions_recognise(const fingerprint *print);
 
 /* Drop everything (at MPI_Finalize). */
 void constructions_shutdown(void);

@@ -4,7 +4,8 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-    reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved;
+    reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved,
+    recognised_types;
 
 void stats_handled(int64_t bytes)
 {
@@ -19,6 +20,11 @@ void stats_error(void) { atomic_fetch_add_explicit(&error_calls, 1, memory_order
 void stats_analysed(void) { atomic_fetch_add_explicit(&analysed_types, 1, memory_order_relaxed); }
 
 void stats_reused(void) { atomic_fetch_add_explicit(&reused_types, 1, memory_order_relaxed); }
+
+void stats_recognised(void)
+{
+    atomic_fetch_add_explicit(&recognised_types, 1, memory_order_relaxed);
+}
 
 void stats_stale_request(void)
 {
@@ -45,7 +51,8 @@ stats_snapshot stats_read(void)
                         atomic_load(&stale_requests), atomic_load(&unseen_routes),
                         atomic_load(&paths_packed),
                         atomic_load(&paths_by_mpi),
-                        atomic_load(&paths_saved)};
+                        atomic_load(&paths_saved),
+                        atomic_load(&recognised_types)};
     return s;
 }
 
@@ -64,13 +71,17 @@ void stats_print(FILE *out, int rank, const char *unseen)
     char saved[96] = ""; /* only runs with MEMCOMM_DECISIONS */
     if (s.paths_saved)
         snprintf(saved, sizeof saved, "; took %" PRIu64 " paths from runs before", s.paths_saved);
+    char recognised[96] = ""; /* only programs that re-create types */
+    if (s.recognised_types)
+        snprintf(recognised, sizeof recognised, "; recognised %" PRIu64 " types by fingerprint",
+                 s.recognised_types);
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
             " types, reused %" PRIu64 " analyses; measured %" PRIu64 " paths, packing %" PRIu64
-            "%s%s%s\n",
+            "%s%s%s%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
             s.analysed_types, s.reused_types, s.paths_packed + s.paths_by_mpi, s.paths_packed,
-            saved, stale, routes);
+            recognised, saved, stale, routes);
 }

@@ -7,7 +7,8 @@
 
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
-        reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved;
+        reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved,
+        recognised_types;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -15,6 +16,8 @@ void stats_fallback(void);
 void stats_error(void);
 void stats_analysed(void);
 void stats_reused(void);
+/* A first use that recognised a type by its fingerprint (lib/core/constructions.h). */
+void stats_recognised(void);
 void stats_stale_request(void);
 /* A request memcomm left to the MPI because it could complete unseen (p2p/routes.h). */
 void stats_unseen_route(void);

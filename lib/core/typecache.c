@@ -8,6 +8,7 @@
 #include "../base/alloc.h"
 #include "constructions.h"
 #include "../base/mpiutil.h"
+#include "../decode/fingerprint.h"
 
 /* Open addressing, linear probing, backward-shift deletion; an empty slot has value NULL.
  * Lookups take the read lock; commit, dup and free take the write lock only around the
@@ -15,6 +16,8 @@
 typedef struct {
     uint64_t key;
     analysis *value;
+    bool recognised;     /* value: recognised by fingerprint, not read (constructions.h) */
+    uint32_t uses_left;  /* of a recognised value, before the type is read in full */
 } slot;
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -75,8 +78,7 @@ static bool insert_locked(uint64_t key, analysis *value)
     size_t i = home(key);
     while (table[i].value)
         i = (i + 1) & (cap - 1);
-    table[i].key = key;
-    table[i].value = value;
+    table[i] = (slot){.key = key, .value = value};
     used++;
     return true;
 }
@@ -164,37 +166,69 @@ static void publish(MPI_Datatype type, analysis *a, bool with_attribute)
     }
 }
 
-/* What the cache holds for `key`: an analysis (retained), `pending`, or NULL. */
-static analysis *peek(uint64_t key)
+/* What the cache holds for `key`: an analysis (retained), `pending`, or NULL. A recognised
+ * analysis is returned (`*recognised` set) only to a caller that may use one (`spend`), and
+ * counted as one of its uses; otherwise, or once its uses are spent (`*spent`), `pending`:
+ * read the type now. */
+static analysis *peek(uint64_t key, bool spend, bool *recognised, bool *spent)
 {
     pthread_rwlock_rdlock(&lock);
     slot *s = find(key);
     analysis *a = s ? s->value : NULL;
+    *recognised = s && s->recognised;
+    *spent = *recognised && __atomic_load_n(&s->uses_left, __ATOMIC_RELAXED) == 0;
+    if (*recognised && (!spend || *spent)) {
+        a = &pending;
+        *recognised = false;
+    } else if (*recognised) { /* readers race to count: a use may go uncounted */
+        __atomic_store_n(&s->uses_left, __atomic_load_n(&s->uses_left, __ATOMIC_RELAXED) - 1,
+                         __ATOMIC_RELAXED);
+    }
     if (a && a != &pending)
         analysis_retain(a);
     pthread_rwlock_unlock(&lock);
     return a;
 }
 
-/* First use of a committed type: its analysis (shared by construction) replaces `pending`. */
-static analysis *analyse_pending(MPI_Datatype type, uint64_t key)
+/* Into `key`'s slot, if it still waits for this (`pending`, or a recognised analysis where
+ * `a` was read): `a` (the caller's reference stays the caller's). Returns what the slot holds
+ * then, retained, and whether that is recognised. */
+static analysis *settle(uint64_t key, analysis *a, bool *recognised)
 {
-    analysis *a = constructions_analysis(type), *extra = NULL;
-    if (!a)
-        return NULL;
+    analysis *dropped = NULL;
     pthread_rwlock_wrlock(&lock);
     slot *s = find(key);
-    if (s && s->value == &pending) {
+    if (s && (s->value == &pending || (s->recognised && !*recognised))) {
+        dropped = s->value == &pending ? NULL : s->value;
         analysis_retain(a); /* the cache's reference */
         s->value = a;
-    } else if (s && s->value != a) { /* another thread was first */
-        extra = a;
-        a = s->value;
-        analysis_retain(a);
+        s->recognised = *recognised;
+        s->uses_left = TYPECACHE_RECOGNISED_USES;
+    } else if (s) { /* another thread was first, or found the same */
+        if (s->value != a) {
+            dropped = a;
+            a = s->value;
+            analysis_retain(a);
+        }
+        *recognised = s->recognised;
     }
     pthread_rwlock_unlock(&lock);
-    analysis_release(extra);
+    analysis_release(dropped);
     return a;
+}
+
+/* A committed type's analysis at its first use, or when its recognised one will no longer
+ * do: recognised by its fingerprint where the caller may use that (`recognise`), else read
+ * (shared by construction). */
+static analysis *analyse(MPI_Datatype type, uint64_t key, bool recognise, bool *recognised)
+{
+    fingerprint print;
+    const bool printed = fingerprint_of(type, &print);
+    analysis *a = recognise && printed ? constructions_recognise(&print) : NULL;
+    *recognised = a != NULL;
+    if (!a && !(a = constructions_analysis(type, printed ? &print : NULL)))
+        return NULL;
+    return settle(key, a, recognised);
 }
 
 static bool is_predefined(MPI_Datatype type)
@@ -237,17 +271,21 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     analysis *value;
 } last_found;
 
-analysis *typecache_acquire(MPI_Datatype type)
+static analysis *acquire(MPI_Datatype type, bool recognise, bool *recognised)
 {
     uint64_t key = key_of(type);
     const uint64_t generation = typecache_generation();
+    *recognised = false;
     if (last_found.value && last_found.key == key && last_found.generation == generation) {
         analysis_retain(last_found.value);
         return last_found.value;
     }
-    analysis *a = peek(key);
+    bool spent;
+    analysis *a = peek(key, recognise, recognised, &spent);
     if (a == &pending)
-        a = analyse_pending(type, key);
+        a = analyse(type, key, recognise && !spent, recognised);
+    if (*recognised) /* not for last_found, which answers every caller */
+        return a;
     if (a && a != &pending) {
         last_found.key = key;
         last_found.generation = generation;
@@ -264,6 +302,17 @@ analysis *typecache_acquire(MPI_Datatype type)
     return a;
 }
 
+analysis *typecache_acquire(MPI_Datatype type)
+{
+    bool recognised;
+    return acquire(type, false, &recognised);
+}
+
+analysis *typecache_acquire_recognised(MPI_Datatype type, bool *recognised)
+{
+    return acquire(type, true, recognised);
+}
+
 void typecache_on_commit(MPI_Datatype type)
 {
     if (!is_predefined(type)) /* a re-commit finds it cached and changes nothing */
@@ -272,7 +321,8 @@ void typecache_on_commit(MPI_Datatype type)
 
 void typecache_on_dup(MPI_Datatype from, MPI_Datatype to)
 {
-    analysis *a = peek(key_of(from));
+    bool recognised, spent;
+    analysis *a = peek(key_of(from), false, &recognised, &spent); /* recognised: `pending` */
     if (!a && !(a = typecache_acquire(from))) /* a predefined type, or one memcomm never saw */
         return;
     /* a dup has the same typemap; share the analysis (or wait for it alike) */

@@ -30,15 +30,26 @@ bool contents_is_constructed(int combiner)
     }
 }
 
-int contents_combiner(MPI_Datatype type, int *combiner)
+int contents_envelope(MPI_Datatype type, int64_t lengths[4], int *combiner)
 {
 #if MEMCOMM_HAVE_LARGE_COUNT
     MPI_Count ni, na, nc, nd;
-    return PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, combiner);
+    int rc = PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, combiner);
 #else
-    int ni, na, nd;
-    return PMPI_Type_get_envelope(type, &ni, &na, &nd, combiner);
+    int ni, na, nd, nc = 0;
+    int rc = PMPI_Type_get_envelope(type, &ni, &na, &nd, combiner);
 #endif
+    lengths[0] = ni;
+    lengths[1] = na;
+    lengths[2] = nc;
+    lengths[3] = nd;
+    return rc;
+}
+
+int contents_combiner(MPI_Datatype type, int *combiner)
+{
+    int64_t lengths[4];
+    return contents_envelope(type, lengths, combiner);
 }
 
 void contents_release(contents *c)
@@ -78,18 +89,13 @@ bool contents_fetch(MPI_Datatype type, contents *c)
     c->addrs = NULL;
     c->counts = NULL;
     c->types = NULL;
-#if MEMCOMM_HAVE_LARGE_COUNT
-    MPI_Count ni, na, nc, nd;
-    if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &c->combiner) != MPI_SUCCESS)
+    int64_t lengths[4];
+    if (contents_envelope(type, lengths, &c->combiner) != MPI_SUCCESS)
         return false;
-#else
-    int ni, na, nd, nc = 0;
-    if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &c->combiner) != MPI_SUCCESS)
-        return false;
-#endif
-    c->ni = ni;
-    c->na = na;
-    c->nc = nc;
+    c->ni = lengths[0];
+    c->na = lengths[1];
+    c->nc = lengths[2];
+    const int64_t ni = c->ni, na = c->na, nc = c->nc, nd = lengths[3];
     c->nd = 0; /* until get_contents has returned handles to free */
     if (!contents_is_constructed(c->combiner))
         return true;

@@ -33,6 +33,8 @@ typedef struct {
 /* Combiners whose get_contents handles are new objects the caller must free; predefined
  * (named, f90, value-index) handles must not be freed. */
 bool contents_is_constructed(int combiner);
+/* MPI_Type_get_envelope (its _c form where the MPI has it): ni, na, nc, nd. */
+int contents_envelope(MPI_Datatype type, int64_t lengths[4], int *combiner);
 int contents_combiner(MPI_Datatype type, int *combiner);
 /* The combiner, and for a constructed type its arguments and the handles of its parts.
  * False when a query fails or memory is short (nothing to release then). */

@@ -33,37 +33,74 @@ bool message_worth_packing(const analysis *a, int64_t count)
 
 /* The last send and the last receive this thread found memcomm does not carry for a reason
  * of its type and count alone (one contiguous run at this count, as a single face of a
- * C-order array is; a packed size over an int; a receive into overlapping entries): the same
- * call again passes without a look at the type (about 165 instructions a call, the look-up
- * and the checks), while no cached type has been freed (the handle still names that type,
- * whose analysis said so). */
+ * C-order array is; a packed size over an int; a receive into overlapping entries; a type
+ * recognised by its fingerprint as one whose calls go to the MPI): the same call again
+ * passes without a look at the type (about 165 instructions a call, the look-up and the
+ * checks), while no cached type has been freed (the handle still names that type, whose
+ * analysis said so); a recognised type's for MESSAGE_RECOGNISED_HITS calls, then it is
+ * looked up again (one of its uses, typecache.h). */
+enum { MESSAGE_RECOGNISED_HITS = 16 };
+
 typedef struct {
     MPI_Datatype type;
     int64_t count;
     uint64_t generation;
-    bool valid;
+    bool valid, recognised;
+    uint32_t hits_left;
 } refusal;
 
 static _Thread_local __attribute__((tls_model("initial-exec"))) refusal refused[2];
 
 static bool refuse(MPI_Datatype type, int64_t count, bool receive, uint64_t generation,
-                   analysis *a)
+                   analysis *a, bool recognised)
 {
-    refused[receive] = (refusal){type, count, generation, true};
+    refused[receive] = (refusal){type, count, generation, true, recognised,
+                                 MESSAGE_RECOGNISED_HITS};
     analysis_release(a);
     return false;
 }
 
-bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
-                            message *m)
+static bool refused_before(MPI_Datatype type, int64_t count, bool receive, uint64_t generation)
+{
+    refusal *r = &refused[receive];
+    if (!r->valid || r->type != type || r->count != count || r->generation != generation)
+        return false;
+    if (r->recognised && --r->hits_left == 0)
+        r->valid = false; /* this call passes; the next looks again */
+    return true;
+}
+
+/* Whether a call of `count` instances of a type recognised as `a`'s goes to the MPI without
+ * the type being read: not packable, too large, or a size whose point-to-point path (or,
+ * with none measured, non-blocking path) is decided for the MPI's own. */
+static bool recognised_passes(analysis *a, int64_t count)
+{
+    int64_t bytes;
+    if (!message_packable(a, count) || __builtin_mul_overflow(count, a->bounds.size, &bytes) ||
+        bytes > INT_MAX)
+        return true;
+    const int blocking = sendpath_untimed(a, USE_POINT_TO_POINT, bytes, 2, -1);
+    return blocking == SEND_BY_MPI ||
+           (blocking < 0 && sendpath_untimed(a, USE_NONBLOCKING, bytes, 2, -1) == SEND_BY_MPI);
+}
+
+static bool takes(const void *buf, int64_t count, MPI_Datatype type, bool receive, bool recognise,
+                  message *m)
 {
     if (count <= 0)
         return false;
     const uint64_t generation = typecache_generation();
-    const refusal *r = &refused[receive];
-    if (r->valid && r->type == type && r->count == count && r->generation == generation)
+    if (refused_before(type, count, receive, generation))
         return false;
-    analysis *a = typecache_acquire(type);
+    bool recognised = false;
+    analysis *a = recognise ? typecache_acquire_recognised(type, &recognised)
+                            : typecache_acquire(type);
+    if (a && recognised) {
+        if (recognised_passes(a, count))
+            return refuse(type, count, receive, generation, a, true);
+        analysis_release(a); /* to be carried: read the type */
+        a = typecache_acquire(type);
+    }
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
     if (!buf && !analysis_at_addresses(a)) { /* a NULL buffer: the MPI's error, or its crash */
@@ -72,13 +109,25 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
     }
     if (!message_packable(a, count)) {
         message_mark_passing(type, a);
-        return refuse(type, count, receive, generation, a);
+        return refuse(type, count, receive, generation, a, false);
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
         (receive && !analysis_unpack_disjoint(a, count)))
-        return refuse(type, count, receive, generation, a);
+        return refuse(type, count, receive, generation, a, false);
     m->analysis = a;
     return true;
+}
+
+bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
+                            message *m)
+{
+    return takes(buf, count, type, receive, false, m);
+}
+
+bool message_takes_point_to_point(const void *buf, int64_t count, MPI_Datatype type,
+                                  bool receive, message *m)
+{
+    return takes(buf, count, type, receive, true, m);
 }
 
 int message_undecided_path(const message *m)

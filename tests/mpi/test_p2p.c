@@ -824,6 +824,61 @@ static void check_refusal_forgotten(int rank, bool active)
     }
 }
 
+/* A re-created type is recognised by its fingerprint (lib/core/typecache.h) only to pass its
+ * calls to the MPI. Two index lists of one length, size and span share a fingerprint: with
+ * the path fixed to packing, the second is read and packed as itself (packed as the first, it
+ * would deliver the first's elements); with the path fixed to the MPI's own, the first built
+ * again and the second both pass unread for their first calls and are read after a bounded
+ * number (a type that only shares a fingerprint is not left to the MPI for good), and the
+ * first built a third time is read at once (its fingerprint names two constructions now).
+ * Every message arrives as the MPI alone would deliver it. */
+static void check_recognised_types(int rank, bool active)
+{
+    /* UNREAD calls make fewer look-ups than a recognised handle has uses, CALLS more */
+    enum { N = 41, UNREAD = 100, CALLS = 200 };
+    const int lens[3] = {1, 1, 1}, first[3] = {0, 5, 40}, second[3] = {0, 17, 40};
+    const int *const layouts[4] = {first, first, second, first};
+    const char *path = getenv("MEMCOMM_SEND_PATH");
+    const bool packing = active && path && !strcmp(path, "packed");
+    const bool passing = active && path && !strcmp(path, "mpi");
+    int source[N], got[N];
+    for (int i = 0; i < N; i++)
+        source[i] = i + 1000 * rank;
+    for (int k = 0; k < 4; k++) {
+        MPI_Datatype t;
+        MPI_Type_indexed(3, lens, layouts[k], MPI_INT, &t);
+        MPI_Type_commit(&t);
+        memcomm_stats before, unread, after;
+        memcomm_stats_get(&before);
+        for (int call = 0; call < CALLS; call++) {
+            if (call == UNREAD)
+                memcomm_stats_get(&unread);
+            if (rank == 0) {
+                CHECK(MPI_Send(source, 1, t, 1, 66, MPI_COMM_WORLD) == MPI_SUCCESS);
+                continue;
+            }
+            memset(got, 0, sizeof got);
+            CHECK(MPI_Recv(got, 1, t, 0, 66, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            for (int b = 0; b < 3; b++)
+                CHECK(got[layouts[k][b]] == layouts[k][b]);
+        }
+        memcomm_stats_get(&after);
+        const unsigned long long recognised = after.recognised_types - before.recognised_types,
+                                 read = after.analysed_types + after.reused_types -
+                                        before.analysed_types - before.reused_types,
+                                 handled = after.handled_calls - before.handled_calls;
+        if (packing) { /* recognised from the second on, then read: carried all the same */
+            CHECK(recognised == (k == 1 || k == 2 ? 1u : 0u) && read == 1 && handled == CALLS);
+        } else if (passing) {
+            CHECK(recognised == (k == 1 || k == 2 ? 1u : 0u) && handled == 0 && read == 1);
+            const unsigned long long read_early = unread.analysed_types + unread.reused_types -
+                                                  before.analysed_types - before.reused_types;
+            CHECK(read_early == (k == 1 || k == 2 ? 0u : 1u));
+        }
+        MPI_Type_free(&t);
+    }
+}
+
 /* The large-count forms are carried like the int forms (a transpose arrives unpacked by
  * memcomm), and a count whose packed message would not fit an int goes to the MPI: a receive
  * of INT_MAX + 1 columns, never matched and cancelled, costs memcomm no buffer. */
@@ -1014,6 +1069,7 @@ int main(int argc, char **argv)
         check_one_path_for_both_ends(rank, active);
         check_sendrecv_alone_decides(rank, active);
         check_refusal_forgotten(rank, active);
+        check_recognised_types(rank, active);
     }
     check_bad_arguments(size);
 
