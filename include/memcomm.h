@@ -73,10 +73,10 @@ typedef struct {
                                           ahead of memcomm could complete them unseen */
     unsigned long long paths_saved;    /* paths taken from the decisions of runs before
                                           (MEMCOMM_DECISIONS), without trials */
-    unsigned long long recognised_types; /* first uses that recognised a re-created type by
-                                            its fingerprint, without reading its construction
-                                            (its calls then go to the MPI, as decided for
-                                            the type it was recognised as) */
+    unsigned long long recognised_types; /* point-to-point first uses that found a type's
+                                            fingerprint among the types read before: its
+                                            calls go to the MPI unread where that type's
+                                            decision does; otherwise it is read */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

@@ -218,13 +218,18 @@ static analysis *settle(uint64_t key, analysis *a, bool *recognised)
 }
 
 /* A committed type's analysis at its first use, or when its recognised one will no longer
- * do: recognised by its fingerprint where the caller may use that (`recognise`), else read
- * (shared by construction). */
-static analysis *analyse(MPI_Datatype type, uint64_t key, bool recognise, bool *recognised)
+ * do: recognised by its fingerprint where the caller takes that (`will_do`, or NULL: read),
+ * else read (shared by construction) with the fingerprint already asked. */
+static analysis *analyse(MPI_Datatype type, uint64_t key, typecache_will_do will_do,
+                         const void *context, bool *recognised)
 {
     fingerprint print;
     const bool printed = fingerprint_of(type, &print);
-    analysis *a = recognise && printed ? constructions_recognise(&print) : NULL;
+    analysis *a = will_do && printed ? constructions_recognise(&print) : NULL;
+    if (a && !will_do(a, context)) {
+        analysis_release(a);
+        a = NULL;
+    }
     *recognised = a != NULL;
     if (!a && !(a = constructions_analysis(type, printed ? &print : NULL)))
         return NULL;
@@ -271,7 +276,8 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     analysis *value;
 } last_found;
 
-static analysis *acquire(MPI_Datatype type, bool recognise, bool *recognised)
+static analysis *acquire(MPI_Datatype type, typecache_will_do will_do, const void *context,
+                         bool *recognised)
 {
     uint64_t key = key_of(type);
     const uint64_t generation = typecache_generation();
@@ -281,9 +287,13 @@ static analysis *acquire(MPI_Datatype type, bool recognise, bool *recognised)
         return last_found.value;
     }
     bool spent;
-    analysis *a = peek(key, recognise, recognised, &spent);
+    analysis *a = peek(key, will_do != NULL, recognised, &spent);
     if (a == &pending)
-        a = analyse(type, key, recognise && !spent, recognised);
+        a = analyse(type, key, spent ? NULL : will_do, context, recognised);
+    if (*recognised && !will_do(a, context)) { /* recognised before, for another call */
+        analysis_release(a);
+        a = analyse(type, key, NULL, NULL, recognised);
+    }
     if (*recognised) /* not for last_found, which answers every caller */
         return a;
     if (a && a != &pending) {
@@ -305,12 +315,13 @@ static analysis *acquire(MPI_Datatype type, bool recognise, bool *recognised)
 analysis *typecache_acquire(MPI_Datatype type)
 {
     bool recognised;
-    return acquire(type, false, &recognised);
+    return acquire(type, NULL, NULL, &recognised);
 }
 
-analysis *typecache_acquire_recognised(MPI_Datatype type, bool *recognised)
+analysis *typecache_acquire_recognised(MPI_Datatype type, typecache_will_do will_do,
+                                       const void *context, bool *recognised)
 {
-    return acquire(type, true, recognised);
+    return acquire(type, will_do, context, recognised);
 }
 
 void typecache_on_commit(MPI_Datatype type)

@@ -21,14 +21,16 @@
 analysis *typecache_acquire(MPI_Datatype type);
 
 /* The same, or, for a type not read yet whose fingerprint names one construction read before
- * (lib/core/constructions.h), that construction's analysis, with `*recognised` set: good
- * only to tell that the call goes to the MPI (its size and the decisions measured for the
- * type it was recognised as); a call that would be carried asks typecache_acquire, which
- * reads the type. A handle answers so for TYPECACHE_RECOGNISED_USES look-ups at most, then
- * is read: a type that only shares a fingerprint with another is not left to the MPI for a
- * whole run. */
+ * (lib/core/constructions.h), that construction's analysis, with `*recognised` set, where
+ * `will_do(analysis, context)` takes it: good only to tell that the call goes to the MPI (its
+ * size and the decisions measured for the type it was recognised as). Where it does not, the
+ * type is read at once (with the fingerprint asked once) and its analysis returned. A handle
+ * answers so for TYPECACHE_RECOGNISED_USES look-ups at most, then is read: a type that only
+ * shares a fingerprint with another is not left to the MPI for a whole run. */
 enum { TYPECACHE_RECOGNISED_USES = 8 };
-analysis *typecache_acquire_recognised(MPI_Datatype type, bool *recognised);
+typedef bool (*typecache_will_do)(analysis *recognised, const void *context);
+analysis *typecache_acquire_recognised(MPI_Datatype type, typecache_will_do will_do,
+                                       const void *context, bool *recognised);
 
 /* How many cached types have been freed so far: an answer kept for a call's types (handles,
  * which the MPI may give to a new type once one is freed) holds while this is unchanged.

@@ -70,11 +70,13 @@ static bool refused_before(MPI_Datatype type, int64_t count, bool receive, uint6
     return true;
 }
 
-/* Whether a call of `count` instances of a type recognised as `a`'s goes to the MPI without
- * the type being read: not packable, too large, or a size whose point-to-point path (or,
- * with none measured, non-blocking path) is decided for the MPI's own. */
-static bool recognised_passes(analysis *a, int64_t count)
+/* Whether a call of `*(const int64_t *)instances` instances of a type recognised as `a`'s goes to
+ * the MPI without the type being read: not packable, too large, or a size whose
+ * point-to-point path (or, with none measured, non-blocking path) is decided for the MPI's
+ * own (typecache_will_do). */
+static bool recognised_passes(analysis *a, const void *instances)
 {
+    const int64_t count = *(const int64_t *)instances;
     int64_t bytes;
     if (!message_packable(a, count) || __builtin_mul_overflow(count, a->bounds.size, &bytes) ||
         bytes > INT_MAX)
@@ -93,14 +95,11 @@ static bool takes(const void *buf, int64_t count, MPI_Datatype type, bool receiv
     if (refused_before(type, count, receive, generation))
         return false;
     bool recognised = false;
-    analysis *a = recognise ? typecache_acquire_recognised(type, &recognised)
-                            : typecache_acquire(type);
-    if (a && recognised) {
-        if (recognised_passes(a, count))
-            return refuse(type, count, receive, generation, a, true);
-        analysis_release(a); /* to be carried: read the type */
-        a = typecache_acquire(type);
-    }
+    analysis *a = recognise
+                      ? typecache_acquire_recognised(type, recognised_passes, &count, &recognised)
+                      : typecache_acquire(type);
+    if (recognised)
+        return refuse(type, count, receive, generation, a, true);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
     if (!buf && !analysis_at_addresses(a)) { /* a NULL buffer: the MPI's error, or its crash */
