@@ -77,8 +77,9 @@ static bool describe(MPI_Datatype type, construction *c, int depth, int *combine
  * multiply's latency per byte) took about 0.3 ms to hash, 2-3% of an exchange phase of
  * ddtbench's LAMMPS layout that re-creates its type every 20 round trips. Equal hashes are
  * compared byte by byte (constructions.c), so the hash only has to spread. */
-static uint64_t hash_bytes(const unsigned char *bytes, size_t len)
+uint64_t construction_hash(const void *data, size_t len)
 {
+    const unsigned char *bytes = data;
     const uint64_t odd = 0x9E3779B97F4A7C15ull;
     uint64_t lane[4] = {len, odd, odd * 3, odd * 5}, word;
     size_t i = 0;
@@ -105,7 +106,7 @@ bool construction_of(MPI_Datatype type, void *scratch, size_t scratch_len, const
         construction_free(out);
         return false;
     }
-    out->hash = hash_bytes(out->bytes, out->len);
+    out->hash = construction_hash(out->bytes, out->len);
     return true;
 }
 

@@ -35,6 +35,9 @@ bool construction_of(MPI_Datatype type, void *scratch, size_t scratch_len, const
 /* Moves the bytes out of the caller's scratch, for `c` to be kept; false if memory is short
  * (`c` unchanged). */
 bool construction_keep(construction *c);
+/* The hash a construction is keyed by, of any bytes (decode/fingerprint.c hashes with it too):
+ * equal hashes are compared in full, so it only has to spread. */
+uint64_t construction_hash(const void *data, size_t len);
 void construction_free(construction *c);
 
 #endif

@@ -18,7 +18,7 @@
 typedef struct {
     int64_t combiner, lengths[4]; /* the envelope: ni, na, nc, nd */
     MPI_Count size, lb, extent, true_lb, true_extent;
-    uint64_t hash;
+    uint64_t hash; /* of the fields above; last */
 } fingerprint;
 
 /* False when a query fails. */
