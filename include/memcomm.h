@@ -77,6 +77,10 @@ typedef struct {
                                             fingerprint among the types read before: its
                                             calls go to the MPI unread where that type's
                                             decision does; otherwise it is read */
+    unsigned long long paths_checked;  /* checks of a decided packed path against the MPI's
+                                          own path, timed at once (lib/core/sendpath.h) */
+    unsigned long long paths_returned; /* ... that found it no longer faster and took the
+                                          MPI's own path back */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

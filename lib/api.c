@@ -131,6 +131,8 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->unseen_routes = s.unseen_routes;
     out->paths_saved = s.paths_saved;
     out->recognised_types = s.recognised_types;
+    out->paths_checked = s.paths_checked;
+    out->paths_returned = s.paths_returned;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

@@ -186,3 +186,23 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
     }
     return owns > 0 && sampled > owns;
 }
+
+int trials_holds(const trial checks[], int n, int paths, int chosen)
+{
+    const int own = paths - 1;
+    if (paths < 2 || paths > MAX_PATHS || chosen < 0 || chosen >= own)
+        return 0;
+    /* the check's two paths as alternatives 0 (chosen) and 1 (the MPI's own) */
+    trial two[MAX_USUAL];
+    int m = 0;
+    for (int t = 0; t < n && m < MAX_USUAL; t++)
+        if (checks[t].path == chosen || checks[t].path == own) {
+            two[m] = checks[t];
+            two[m++].path = checks[t].path == own;
+        }
+    double score[2], low[2];
+    if (!scores_at(two, m, 2, 2, score) || !scores_at(two, m, 2, 1, low))
+        return 0;
+    return !(score[1] < (1.0 - TRIALS_HOLD_MARGIN) * score[0] &&
+             low[1] < (1.0 - TRIALS_HOLD_MARGIN) * low[0]);
+}

@@ -97,6 +97,19 @@ int trials_close(const trial trials[], int n, int paths);
 int trials_overtaken(const trial trials[], int n, int paths, int chosen, const trial samples[],
                      int m);
 
+/* Whether `chosen`, a path other than the MPI's own that trials decided, still holds in a
+ * check (sendpath.h): in blocks of the MPI's own path and of `chosen` timed at once
+ * (`checks`, n of them), the MPI's own path is not faster by TRIALS_HOLD_MARGIN of `chosen`'s
+ * score at both the median and the lower quartile. The trials proved the decision; the check
+ * must prove it wrong, as both ends of an exchange check it, each from its own times: under a
+ * rule that took the MPI's own path back unless packing was ahead by 3%, one end of NAS MG's
+ * 130^3 j face on MPICH took it back and the other kept packing; and one end packing into the
+ * other's MPI receive ran 0.81-0.83x the MPI alone on Open MPI 5.0.11 (LAMMPS's 16,384 atoms,
+ * SPECFEM3D's 65,536 points; both ends packing, 1.22x), too little slower for the samples
+ * (twice the usual time) to see. */
+#define TRIALS_HOLD_MARGIN 0.03
+int trials_holds(const trial checks[], int n, int paths, int chosen);
+
 /* The usual time of one side's calls on one alternative: the median of its trials (0 when it
  * had none). A decided path's later calls are compared with it. */
 double trials_usual(const trial trials[], int n, int path, int side);

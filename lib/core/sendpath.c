@@ -16,6 +16,8 @@ enum { SIZE_CLASSES = 48, UNDECIDED = -1 };
 /* per path, two blocks of turns, a point-to-point turn being two calls (the warm-up block is
  * not recorded) */
 enum { MAX_TRIALS = SENDPATH_MAX_PATHS * 2 * SENDPATH_TRIALS_EACH * 2 };
+/* a check: blocks of the decided path, the MPI's own twice, the decided (sendpath.h) */
+enum { CHECK_BLOCKS = 4, MAX_CHECK_BLOCK = 2 * SENDPATH_TRIALS_EACH };
 
 /* The epochs of a size class of non-blocking calls (sendpath_epoch_path): written under the
  * table's lock; `seen`, `current` and `calls_now` also by a call in the current epoch,
@@ -59,6 +61,12 @@ struct size_class_state {
     double usual[TRIAL_SIDES];  /* the decided path's usual time per side (0: none) */
     trial samples[TRIAL_SIDES][TRIALS_OVERTAKEN_SAMPLES]; /* the latest, per side, in a ring */
     int sampled[TRIAL_SIDES];                              /* since the decision */
+    _Atomic unsigned check_at; /* a decided path other than the MPI's own: its calls (both
+                                  sides) when the check begins; 0: none */
+    unsigned check_spacing;    /* calls from one check to the next */
+    int checking;              /* the check's calls handed out */
+    int check_recorded;
+    trial checks[CHECK_BLOCKS * MAX_CHECK_BLOCK];
     epoch_state epoch;                                     /* USE_NONBLOCKING only */
 };
 typedef struct size_class_state size_class_state;
@@ -119,17 +127,36 @@ static size_class_state *class_of(sendpath_table *t, path_use use, int size_clas
     return s;
 }
 
-/* Whether a decided path's next call of `side` is one to sample (time), and counted as one
- * of its calls if it is not (a sample is counted by sendpath_choose, which times it); another
- * thread's call in between moves the sample by one, which is harmless. */
+static bool check_due(const size_class_state *s);
+
+/* Whether a decided path's next call of `side` is one to sample (time) or one of a check, and
+ * counted as one of its calls if neither (a sample is counted by sendpath_choose, which times
+ * it); another thread's call in between moves the sample by one, which is harmless. */
 static bool next_is_sample(size_class_state *s, int side)
 {
+    if (check_due(s))
+        return true;
     const unsigned every = atomic_load_explicit(&s->sample_every[side], memory_order_relaxed);
     if (every &&
         ((atomic_load_explicit(&s->calls[side], memory_order_relaxed) + 1) & (every - 1)) == 0)
         return true;
     atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
     return false;
+}
+
+/* The decided path's calls so far, both sides: the two ends of an exchange count alike. */
+static unsigned decided_calls(const size_class_state *s)
+{
+    return atomic_load_explicit(&s->calls[TRIAL_SEND], memory_order_relaxed) +
+           atomic_load_explicit(&s->calls[TRIAL_RECEIVE], memory_order_relaxed);
+}
+
+/* Whether the next call of a decided path belongs to its check against the MPI's own path
+ * (under way until it ends: check_at moves on). */
+static bool check_due(const size_class_state *s)
+{
+    const unsigned at = atomic_load_explicit(&s->check_at, memory_order_relaxed);
+    return at && decided_calls(s) + 1 >= at;
 }
 
 /* A call on a decided path that is not sampled, told without the table's lock; false when
@@ -215,7 +242,14 @@ static void choose_locked(size_class_state *s, send_choice *choice, int paths)
 {
     if (!s->paths)
         s->paths = paths;
-    if (s->decided != UNDECIDED) {
+    if (s->decided != UNDECIDED && s->paths == paths && check_due(s)) {
+        /* the check: a block of the decided path, two of the MPI's own, one of the decided */
+        const int block = trial_block(choice->use), b = s->checking / block;
+        choice->check = s->checking < CHECK_BLOCKS * block;
+        choice->timed = choice->check;
+        choice->path = b == 1 || b == 2 ? paths - 1 : s->decided;
+        s->checking += choice->check;
+    } else if (s->decided != UNDECIDED) {
         /* a sample, or a call of another number of paths */
         choice->path = s->decided < paths ? s->decided : 0;
         choice->timed = s->paths == paths && s->sample_every[choice->side] > 0;
@@ -390,16 +424,49 @@ static unsigned sample_every(double usual_seconds)
 
 static void measure_again(size_class_state *s)
 {
+    atomic_store_explicit(&s->check_at, 0, memory_order_relaxed);
+    s->checking = s->check_recorded = 0;
     s->earlier_recorded = 0;
     s->next = s->recorded = 0;
     s->decided = UNDECIDED;
     s->round++;
 }
 
-/* `path` decided, with its usual time per side (0: none): its calls from now on are sampled
- * against it, unless not `watched` (the last round). */
-static void settle(size_class_state *s, int path, const double usual[TRIAL_SIDES], bool watched)
+/* The MPI's own path's score over the decided path's, from `n` trials or checks (1 where a
+ * side was not timed on both). */
+static double own_over_decided(const trial t[], int n, int paths, int decided)
 {
+    double own = 0, chosen = 0;
+    for (int side = 0; side < TRIAL_SIDES; side++) {
+        const double o = trials_usual(t, n, paths - 1, side), c = trials_usual(t, n, decided, side);
+        if (o > 0 && c > 0) {
+            own += o;
+            chosen += c;
+        }
+    }
+    return chosen > 0 ? own / chosen : 1;
+}
+
+/* The decided path's calls until its next check: enough that the check's two blocks of the
+ * MPI's own path, `ahead` times as long as the decided path's, cost SENDPATH_CHECK_SHARE of
+ * them; SENDPATH_CHECK_FIRST blocks at least. */
+static unsigned check_spacing(path_use use, double ahead)
+{
+    const double block = trial_block(use), least = SENDPATH_CHECK_FIRST * block;
+    const double calls = 2 * block * (ahead - 1) / SENDPATH_CHECK_SHARE;
+    return calls > least ? (calls < 1e8 ? (unsigned)calls : 100000000u) : (unsigned)least;
+}
+
+/* `path` decided, with its usual time per side (0: none): its calls from now on are sampled
+ * against it, unless not `watched` (the last round); a path other than the MPI's own is
+ * checked against it after `spacing` calls (0: never). */
+static void settle(size_class_state *s, int path, const double usual[TRIAL_SIDES], bool watched,
+                   unsigned spacing)
+{
+    s->checking = s->check_recorded = 0;
+    s->check_spacing = spacing;
+    atomic_store_explicit(&s->check_at, watched && path != s->paths - 1 ? spacing : 0,
+                          memory_order_relaxed);
     s->strikes = 0;
     for (int side = 0; side < TRIAL_SIDES; side++) {
         s->usual[side] = usual[side];
@@ -449,7 +516,8 @@ static void decide(size_class_state *s, path_use use, int size_class)
     double usual[TRIAL_SIDES];
     for (int side = 0; side < TRIAL_SIDES; side++)
         usual[side] = trials_usual(s->trials, s->recorded, decided, side);
-    settle(s, decided, usual, s->round + 1 < SENDPATH_ROUNDS);
+    settle(s, decided, usual, s->round + 1 < SENDPATH_ROUNDS,
+           check_spacing(use, own_over_decided(s->trials, s->recorded, s->paths, decided)));
     stats_path_decided(s->decided == s->paths - 1);
     decisions_note(s->layout, use, size_class, s->paths, decided, s->usual);
     if (config_get()->explain)
@@ -467,7 +535,7 @@ static void adopt_saved(size_class_state *s, path_use use, int size_class)
     if (!decisions_find(s->layout, use, size_class, &d))
         return;
     s->paths = d.paths;
-    settle(s, d.path, d.usual, true);
+    settle(s, d.path, d.usual, true, check_spacing(use, 1));
     atomic_store_explicit(&s->epoch.watch_after, watch_after(s), memory_order_relaxed);
     stats_path_saved();
     if (config_get()->explain) {
@@ -531,11 +599,79 @@ static void check_sample(size_class_state *s, path_use use, int size_class, int 
     }
 }
 
+/* MEMCOMM_EXPLAIN=1: what a check found */
+static void explain_check(const size_class_state *s, path_use use, int size_class, bool holds)
+{
+    char text[512];
+    size_t len = 0;
+    for (int p = s->paths - 1; p >= 0 && len < sizeof text; p--) {
+        if (p != s->paths - 1 && p != s->decided)
+            continue;
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s:", path_name(p, s->paths, use));
+        for (int side = 0; side < TRIAL_SIDES && len < sizeof text; side++) {
+            const double usual = trials_usual(s->checks, s->check_recorded, p, side);
+            if (usual > 0)
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s %.1f us (median)",
+                                        side_name(side, use), usual * 1e6);
+        }
+        if (len < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, "\n");
+    }
+    if (len < sizeof text && holds)
+        snprintf(text + len, sizeof text - len,
+                 "checked against the MPI's own, not %.0f%% faster than %s at the median and "
+                 "the lower quartile: %s kept",
+                 TRIALS_HOLD_MARGIN * 100, path_name(s->decided, s->paths, use),
+                 path_name(s->decided, s->paths, use));
+    else if (len < sizeof text)
+        snprintf(text + len, sizeof text - len,
+                 "checked against the MPI's own, %.0f%% or more faster than %s at the median "
+                 "and the lower quartile: the MPI's own path taken back",
+                 TRIALS_HOLD_MARGIN * 100, path_name(s->decided, s->paths, use));
+    char what[96];
+    explain_subject(what, sizeof what, use, size_class, s->round + 1);
+    explain_lines_to_stderr(what, text);
+}
+
+/* All of a check's calls in: the decided path kept, checked again after twice the calls (or
+ * more, at the speed-up the check measured), or the MPI's own path taken back, with the
+ * check's times as its usual. */
+static void conclude_check(size_class_state *s, path_use use, int size_class)
+{
+    const bool holds = trials_holds(s->checks, s->check_recorded, s->paths, s->decided);
+    stats_path_checked(!holds);
+    if (config_get()->explain)
+        explain_check(s, use, size_class, holds);
+    if (holds) {
+        const unsigned again = check_spacing(
+            use, own_over_decided(s->checks, s->check_recorded, s->paths, s->decided));
+        const unsigned twice =
+            s->check_spacing < 100000000u ? 2 * s->check_spacing : s->check_spacing;
+        s->check_spacing = again > twice ? again : twice;
+        s->checking = s->check_recorded = 0;
+        atomic_store_explicit(&s->check_at, decided_calls(s) + s->check_spacing,
+                              memory_order_relaxed);
+        return;
+    }
+    const int own = s->paths - 1;
+    double usual[TRIAL_SIDES];
+    for (int side = 0; side < TRIAL_SIDES; side++)
+        usual[side] = trials_usual(s->checks, s->check_recorded, own, side);
+    settle(s, own, usual, true, 0);
+    decisions_note(s->layout, use, size_class, s->paths, own, s->usual);
+}
+
 /* Under the table's lock: the time a call or an epoch chosen by choose_locked took. */
 static void record_locked(size_class_state *s, const send_choice *c, double seconds)
 {
     if (c->round != s->round) {
         /* timed for a round since ended */
+    } else if (c->check) {
+        if (s->decided != UNDECIDED && s->check_recorded < CHECK_BLOCKS * MAX_CHECK_BLOCK)
+            s->checks[s->check_recorded++] =
+                (trial){seconds, (unsigned char)c->side, (unsigned char)c->path};
+        if (s->check_recorded == CHECK_BLOCKS * trial_block(c->use))
+            conclude_check(s, c->use, c->size_class);
     } else if (c->trial >= 0) {
         s->trials[s->recorded++] =
             (trial){seconds, (unsigned char)c->side, (unsigned char)c->path};

@@ -69,6 +69,14 @@ enum { SENDPATH_SAMPLE_EVERY = 4, SENDPATH_STRIKES = 3, SENDPATH_SLOWER = 2, SEN
 enum { SENDPATH_SAMPLE_EVERY_MOST = 64 };
 #define SENDPATH_SAMPLE_SPACING 50e-6
 #define SENDPATH_SLOWER_COLLECTIVE 1.25
+/* A decided path other than the MPI's own is checked against it now and then: blocks of the
+ * decided path, the MPI's own, the MPI's own and the decided, timed at once (trials_holds;
+ * each path has one block after a change of path and one without), after
+ * SENDPATH_CHECK_FIRST blocks' worth of its calls or more: as many as make the check's
+ * blocks of the slower path cost SENDPATH_CHECK_SHARE of the calls between checks at the
+ * speed-up its trials measured; twice as many after each check it passes. */
+enum { SENDPATH_CHECK_FIRST = 16 };
+#define SENDPATH_CHECK_SHARE 0.01
 
 typedef struct {
     int path;
@@ -78,6 +86,7 @@ typedef struct {
     path_use use;
     int side;  /* TRIAL_SEND or TRIAL_RECEIVE (lib/base/trials.h) */
     int round; /* of trials: a call timed for an earlier round is not recorded */
+    bool check; /* a call of a decided path's check against the MPI's own (below) */
 } send_choice;
 
 /* The path for a blocking call (`use`; `side`: TRIAL_SEND, or TRIAL_RECEIVE for a receive)
@@ -100,7 +109,13 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
  * collective's ranks decide apart where packing wins by about the margin: each rank times
  * the call from its own arrival: the two ranks of Open MPI's halo of 128^3
  * (Neighbor_alltoallw) found packing 9% and 16% faster, and decided apart in 4 launches of
- * 7, where one packing and the other not ran at 0.57-0.89x the MPI's own path. */
+ * 7, where one packing and the other not ran at 0.57-0.89x the MPI's own path.
+ * The samples compare a path with what the trials measured, so trials that a burst of noise
+ * made the MPI's own path look slow in, or an MPI's own path that has become faster since,
+ * leave the decision standing; a decided path that is not the MPI's own is therefore also
+ * checked against it (SENDPATH_CHECK_FIRST), both ends of an exchange at the same call (they
+ * count their calls alike), and goes back to the MPI's own path where that is found faster
+ * (trials_holds). */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an

@@ -5,7 +5,7 @@
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
     reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved,
-    recognised_types;
+    recognised_types, paths_checked, paths_returned;
 
 void stats_handled(int64_t bytes)
 {
@@ -43,6 +43,13 @@ void stats_path_decided(int by_mpi)
     atomic_fetch_add_explicit(by_mpi ? &paths_by_mpi : &paths_packed, 1, memory_order_relaxed);
 }
 
+void stats_path_checked(int returned)
+{
+    atomic_fetch_add_explicit(&paths_checked, 1, memory_order_relaxed);
+    if (returned)
+        atomic_fetch_add_explicit(&paths_returned, 1, memory_order_relaxed);
+}
+
 stats_snapshot stats_read(void)
 {
     stats_snapshot s = {atomic_load(&handled_calls), atomic_load(&handled_bytes),
@@ -52,7 +59,9 @@ stats_snapshot stats_read(void)
                         atomic_load(&paths_packed),
                         atomic_load(&paths_by_mpi),
                         atomic_load(&paths_saved),
-                        atomic_load(&recognised_types)};
+                        atomic_load(&recognised_types),
+                        atomic_load(&paths_checked),
+                        atomic_load(&paths_returned)};
     return s;
 }
 
@@ -75,13 +84,18 @@ void stats_print(FILE *out, int rank, const char *unseen)
     if (s.recognised_types)
         snprintf(recognised, sizeof recognised, "; recognised %" PRIu64 " types by fingerprint",
                  s.recognised_types);
+    char checked[128] = ""; /* only runs that packed long enough to be checked */
+    if (s.paths_checked)
+        snprintf(checked, sizeof checked,
+                 "; checked %" PRIu64 " against the MPI's own, which took back %" PRIu64,
+                 s.paths_checked, s.paths_returned);
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64
             " calls to the MPI, raised %" PRIu64 " errors; analysed %" PRIu64
             " types, reused %" PRIu64 " analyses; measured %" PRIu64 " paths, packing %" PRIu64
-            "%s%s%s%s\n",
+            "%s%s%s%s%s\n",
             rank, s.handled_calls, s.handled_bytes, s.fallback_calls, s.error_calls,
             s.analysed_types, s.reused_types, s.paths_packed + s.paths_by_mpi, s.paths_packed,
-            recognised, saved, stale, routes);
+            checked, recognised, saved, stale, routes);
 }

@@ -7,6 +7,7 @@
 
 #include "../check.h"
 #include "core/sendpath.h"
+#include "core/stats.h"
 
 
 enum { PACKED = 0, BY_MPI = 1, PATHS = 2, BYTES = 1 << 20, UNDECIDED = -1 };
@@ -183,16 +184,19 @@ static void test_close_writes_keep_the_mpi(void)
     }
 }
 
-/* Of `calls` calls on a decided path of `cost` seconds, how many are timed samples. */
-static int samples_of(double cost, int calls)
+/* Of `calls` calls on a decided path of `cost` seconds, those not in a check against the MPI's
+ * own path (tested below) `*counted`, how many are timed samples. */
+static int samples_of(double cost, int calls, int *counted)
 {
     analysis a = {0};
     scenario s = {.cost = {cost, 3 * cost}, .seed = 5};
     int n = 0, timed = 0;
+    *counted = 0;
     CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
     for (int k = 0; k < calls; k++) {
         const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
-        timed += c.timed;
+        timed += c.timed && !c.check;
+        *counted += !c.check;
         if (c.timed)
             sendpath_record(&a, &c, noisy(&s, s.cost[c.path]));
     }
@@ -203,9 +207,10 @@ static int samples_of(double cost, int calls)
 /* Short calls are sampled less often, so that samples cost them no more than long ones. */
 static void test_short_calls_sampled_less(void)
 {
-    CHECK(samples_of(1e-3, 640) == 640 / SENDPATH_SAMPLE_EVERY);
-    CHECK(samples_of(1e-6, 640) == 640 / SENDPATH_SAMPLE_EVERY_MOST); /* 1 us: every 64th */
-    CHECK(samples_of(5e-6, 640) == 640 / 16); /* 16 x 5 us is the first >= 50 us */
+    int m;
+    CHECK(samples_of(1e-3, 640, &m) == m / SENDPATH_SAMPLE_EVERY && m >= 600);
+    CHECK(samples_of(1e-6, 640, &m) == m / SENDPATH_SAMPLE_EVERY_MOST); /* 1 us: every 64th */
+    CHECK(samples_of(5e-6, 640, &m) == m / 16); /* 16 x 5 us is the first >= 50 us */
 }
 
 /* A point-to-point block: SENDPATH_TRIALS_EACH turns, a turn being two calls. A round: a
@@ -347,6 +352,94 @@ static void test_memo_passes_between_samples(void)
     }
 }
 
+/* One call of `use` on side `n % 2` (point-to-point: a send, then a receive; any other use:
+ * TRIAL_SEND), timed when asked, at the scenario's cost; the path it took. */
+static int one_call_of_side(analysis *a, path_use use, scenario *s, int n)
+{
+    const int side = use == USE_POINT_TO_POINT ? n % 2 : TRIAL_SEND;
+    const send_choice c = sendpath_choose(a, use, BYTES, PATHS, side);
+    const double *cost = s->change && n >= s->change ? s->after : s->cost;
+    const double burst =
+        c.path == BY_MPI && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
+    if (c.timed)
+        sendpath_record(a, &c, noisy(s, cost[c.path] * burst));
+    return c.path;
+}
+
+/* Trials that a burst of noise made the MPI's own path look 1.6 times as slow in chose
+ * packing, 10% slower than the MPI's own in truth: neither the samples (packing runs as its
+ * trials did) nor the close decision's watch (packing is not slower than the MPI's own was
+ * in the trials) see it; the check does, once SENDPATH_CHECK_FIRST blocks' worth of calls
+ * have run, and the MPI's own path is taken back, for a collective and for point-to-point
+ * (whose close first round runs again at once, in the burst too). */
+static void test_check_takes_back_the_mpi(void)
+{
+    const path_use uses[2] = {USE_ALLTOALL, USE_POINT_TO_POINT};
+    for (int u = 0; u < 2; u++)
+        for (unsigned seed = 1; seed <= 10; seed++) {
+            analysis a = {0};
+            scenario s = {.cost = {1.1e-3, 1e-3}, .noise = 0.03, .seed = seed,
+                          .burst_from = 0, .burst_to = 3 * P2P_ROUND, .burst = 1.6};
+            int n = 0;
+            while (decision(&a, uses[u]) == UNDECIDED && n < 3 * P2P_ROUND)
+                one_call_of_side(&a, uses[u], &s, n++);
+            CHECK(decision(&a, uses[u]) == PACKED);
+            s.burst_to = n; /* over with the trials */
+            const int decided_at = n,
+                      block = (uses[u] == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
+            while (decision(&a, uses[u]) == PACKED && n < decided_at + 1000)
+                one_call_of_side(&a, uses[u], &s, n++);
+            CHECK(decision(&a, uses[u]) == BY_MPI);
+            CHECK(n - decided_at >= SENDPATH_CHECK_FIRST * block + 4 * block);
+            CHECK(n - decided_at <= 1000);
+            sendpath_free(&a);
+        }
+}
+
+/* A path that still wins (25% faster, noise of 5%) is kept by every check, and the checks
+ * thin out: their calls of the MPI's own path cost about a hundredth of the calls' time at
+ * first, and less as the checks pass. */
+static void test_check_keeps_a_faster_path(void)
+{
+    const stats_snapshot before = stats_read();
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        analysis a = {0};
+        scenario s = {.cost = {0.8e-3, 1e-3}, .noise = 0.05, .seed = seed};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
+        int own = 0;
+        for (int k = 0; k < 5000; k++)
+            own += one_call(&a, USE_ALLTOALL, &s, n++) == BY_MPI;
+        CHECK(decision(&a, USE_ALLTOALL) == PACKED);
+        /* checks after about 150, 300, 600, ... 2400 calls: 5, two blocks each */
+        CHECK(own >= 2 * SENDPATH_TRIALS_EACH && own <= 6 * 2 * SENDPATH_TRIALS_EACH);
+        sendpath_free(&a);
+    }
+    const stats_snapshot after = stats_read();
+    CHECK(after.paths_checked - before.paths_checked >= 20);
+    CHECK(after.paths_returned == before.paths_returned);
+}
+
+/* The MPI's own path turns faster after a decision packing won by far (2.5 times): the
+ * samples see packing as fast as ever, and a decision that was not close has no watch on
+ * the MPI's own; the first check, after enough calls that its block of the MPI's own would
+ * cost about a hundredth of them, takes it back. */
+static void test_check_finds_the_mpi_faster(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {0.4e-3, 1e-3}, .after = {0.4e-3, 0.3e-3}, .noise = 0.03, .seed = 9};
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
+    s.change = n;
+    const int decided_at = n;
+    while (decision(&a, USE_ALLTOALL) == PACKED && n < decided_at + 2000)
+        one_call(&a, USE_ALLTOALL, &s, n++);
+    CHECK(decision(&a, USE_ALLTOALL) == BY_MPI);
+    /* 2 x 3 x (2.5 - 1) / 0.01 = 900 calls, then the check's four blocks */
+    CHECK(n - decided_at >= 900 && n - decided_at <= 1000);
+    sendpath_free(&a);
+}
+
 /* ---- non-blocking epochs: injected times ---- */
 
 static double fake_now;
@@ -471,6 +564,9 @@ int main(void)
     test_order_of_the_trials();
     test_own_cold_start_in_the_warm_up();
     test_memo_passes_between_samples();
+    test_check_takes_back_the_mpi();
+    test_check_keeps_a_faster_path();
+    test_check_finds_the_mpi_faster();
     test_epochs_choose_the_faster();
     test_epochs_noise_keeps_the_mpi();
     test_epochs_own_path_watched();

@@ -258,6 +258,41 @@ static void test_overtaken(void)
     CHECK(!trials_overtaken(three, 6, 3, 1, late, TRIALS_OVERTAKEN_SAMPLES - 1));
 }
 
+/* A check: a block of the MPI's own path (3 turns of a send and a receive), then one of the
+ * decided packing. */
+static int check_of(trial out[], const double own[6], const double packed[6], int packed_path)
+{
+    for (int k = 0; k < 6; k++) {
+        out[k] = (trial){own[k], k % 2 ? R : S, 1};
+        out[6 + k] = (trial){packed[k], k % 2 ? R : S, (unsigned char)packed_path};
+    }
+    return 12;
+}
+
+static void test_holds(void)
+{
+    trial c[12];
+    const double own[6] = {10, 10, 10.2, 10.1, 9.9, 10};
+    /* 10% faster at the median and the lower quartile: kept */
+    CHECK(trials_holds(c, check_of(c, own, (const double[]){9, 9, 9.1, 9, 9.2, 8.9}, 0), 2, 0));
+    /* as fast, or 2% slower: within the margin, kept */
+    CHECK(trials_holds(c, check_of(c, own, (const double[]){10, 10, 10, 10, 10, 10}, 0), 2, 0));
+    CHECK(trials_holds(c, check_of(c, own, (const double[]){10.2, 10.2, 10.2, 10.2, 10.2, 10.2},
+                                   0), 2, 0));
+    /* 10% slower: taken back */
+    CHECK(!trials_holds(c, check_of(c, own, (const double[]){11, 11, 11, 11, 11, 11}, 0), 2, 0));
+    /* 10% slower but at the lower quartile, where the decided path's fastest calls are as fast as
+     * the MPI's own: kept (the check must prove the decision wrong at both) */
+    CHECK(trials_holds(c, check_of(c, own, (const double[]){11, 9.0, 11, 11, 11, 11}, 0), 2, 0));
+    /* three paths, the middle one decided: the check has its block and the MPI's own */
+    const int n = check_of(c, own, (const double[]){9, 9, 9, 9, 9, 9}, 1);
+    for (int k = 0; k < 6; k++)
+        c[k].path = 2; /* the MPI's own of three */
+    CHECK(trials_holds(c, n, 3, 1));
+    /* the MPI's own path is not a decision to check */
+    CHECK(!trials_holds(c, 12, 3, 2));
+}
+
 int main(void)
 {
     test_one_side();
@@ -270,5 +305,6 @@ int main(void)
     test_decisive_first_pass();
     test_close();
     test_overtaken();
+    test_holds();
     return check_summary("test_trials");
 }
