@@ -390,7 +390,7 @@ static void test_check_takes_back_the_mpi(void)
             while (decision(&a, uses[u]) == PACKED && n < decided_at + 1000)
                 one_call_of_side(&a, uses[u], &s, n++);
             CHECK(decision(&a, uses[u]) == BY_MPI);
-            CHECK(n - decided_at >= SENDPATH_CHECK_FIRST * block + 4 * block);
+            CHECK(n - decided_at >= SENDPATH_CHECK_FIRST * block + 8 * block); /* 2 checks */
             CHECK(n - decided_at <= 1000);
             sendpath_free(&a);
         }
@@ -435,9 +435,41 @@ static void test_check_finds_the_mpi_faster(void)
     while (decision(&a, USE_ALLTOALL) == PACKED && n < decided_at + 2000)
         one_call(&a, USE_ALLTOALL, &s, n++);
     CHECK(decision(&a, USE_ALLTOALL) == BY_MPI);
-    /* 2 x 3 x (2.5 - 1) / 0.01 = 900 calls, then the check's four blocks */
-    CHECK(n - decided_at >= 900 && n - decided_at <= 1000);
+    /* 2 x 3 x (2.5 - 1) / 0.01 = 900 calls, then two checks of four blocks */
+    CHECK(n - decided_at >= 900 + 8 * SENDPATH_TRIALS_EACH && n - decided_at <= 1000);
     sendpath_free(&a);
+}
+
+/* A check that finds the MPI's own path faster is checked again at once, and the MPI's own
+ * taken back only if that finds it faster too: where the other end of an exchange checked too
+ * (its blocks of the MPI's own path meet this end's), it does; where the other end's check
+ * kept packing, this end's second check times its MPI's own path against the other's packing
+ * (here 1.3 times the usual), and packing stays on both. */
+static void test_check_confirmed_with_the_other_end(void)
+{
+    for (int other_end_checks = 0; other_end_checks < 2; other_end_checks++) {
+        analysis a = {0};
+        scenario s = {.cost = {0.8e-3, 1e-3}, .noise = 0.01, .seed = 4};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
+        const stats_snapshot before = stats_read();
+        int check_calls = 0;
+        for (int k = 0; k < 3000 && decision(&a, USE_ALLTOALL) == PACKED; k++) {
+            const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
+            const int check = check_calls / (4 * SENDPATH_TRIALS_EACH); /* which, from 0 */
+            check_calls += c.check;
+            double t = s.cost[c.path];
+            if (c.check && c.path == BY_MPI) /* faster alone; apart from packing in a second */
+                t = check % 2 == 0 || other_end_checks ? 0.7e-3 : 1.3e-3;
+            if (c.timed)
+                sendpath_record(&a, &c, noisy(&s, t));
+        }
+        const stats_snapshot after = stats_read();
+        CHECK(decision(&a, USE_ALLTOALL) == (other_end_checks ? BY_MPI : PACKED));
+        CHECK(check_calls >= 2 * 4 * SENDPATH_TRIALS_EACH);
+        CHECK(after.paths_returned - before.paths_returned == (other_end_checks ? 1u : 0u));
+        sendpath_free(&a);
+    }
 }
 
 /* ---- non-blocking epochs: injected times ---- */
@@ -567,6 +599,7 @@ int main(void)
     test_check_takes_back_the_mpi();
     test_check_keeps_a_faster_path();
     test_check_finds_the_mpi_faster();
+    test_check_confirmed_with_the_other_end();
     test_epochs_choose_the_faster();
     test_epochs_noise_keeps_the_mpi();
     test_epochs_own_path_watched();
