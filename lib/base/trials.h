@@ -104,8 +104,8 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
  * must prove it wrong, as both ends of an exchange check it, each from its own times: under a
  * rule that took the MPI's own path back unless packing was ahead by 3%, one end of NAS MG's
  * 130^3 j face on MPICH took it back and the other kept packing; and one end packing into the
- * other's MPI receive ran 0.81-0.83x the MPI alone on Open MPI 5.0.11 (LAMMPS's 16,384 atoms,
- * SPECFEM3D's 65,536 points; both ends packing, 1.22x), too little slower for the samples
+ * other's MPI receive ran 0.78-0.82x the MPI alone on Open MPI 5.0.11 (LAMMPS's 16,384 atoms,
+ * SPECFEM3D's 65,536 points; both ends packing, 1.14-1.25x), too little slower for the samples
  * (twice the usual time) to see. */
 #define TRIALS_HOLD_MARGIN 0.03
 int trials_holds(const trial checks[], int n, int paths, int chosen);

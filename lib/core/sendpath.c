@@ -647,7 +647,7 @@ static void explain_check(const size_class_state *s, path_use use, int size_clas
  * checked again at once, and the MPI's own path taken back (with the check's times as its
  * usual) if that check finds it faster too. Each end of an exchange checks from its own
  * times, and one end going back alone would leave the two apart for good (one end packing
- * into the other's MPI receive ran 0.81-0.83x the MPI alone on Open MPI, too little for the
+ * into the other's MPI receive ran 0.78-0.82x the MPI alone on Open MPI, too little for the
  * samples to see): an end whose first check found the MPI's own path faster and whose peer's
  * did not times the MPI's own path in its second against the peer's packing, and keeps
  * packing. */
