@@ -207,10 +207,12 @@ static int samples_of(double cost, int calls, int *counted)
 /* Short calls are sampled less often, so that samples cost them no more than long ones. */
 static void test_short_calls_sampled_less(void)
 {
-    int m;
-    CHECK(samples_of(1e-3, 640, &m) == m / SENDPATH_SAMPLE_EVERY && m >= 600);
-    CHECK(samples_of(1e-6, 640, &m) == m / SENDPATH_SAMPLE_EVERY_MOST); /* 1 us: every 64th */
-    CHECK(samples_of(5e-6, 640, &m) == m / 16); /* 16 x 5 us is the first >= 50 us */
+    int m = 0, samples = samples_of(1e-3, 640, &m);
+    CHECK(samples == m / SENDPATH_SAMPLE_EVERY && m >= 600);
+    samples = samples_of(1e-6, 640, &m);
+    CHECK(samples == m / SENDPATH_SAMPLE_EVERY_MOST); /* 1 us: every 64th */
+    samples = samples_of(5e-6, 640, &m);
+    CHECK(samples == m / 16); /* 16 x 5 us is the first >= 50 us */
 }
 
 /* A point-to-point block: SENDPATH_TRIALS_EACH turns, a turn being two calls. A round: a
