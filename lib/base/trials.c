@@ -187,22 +187,38 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
     return owns > 0 && sampled > owns;
 }
 
-int trials_holds(const trial checks[], int n, int paths, int chosen)
+/* The scores at `quarters` (scores_at) of `chosen` ([0]) and the MPI's own path ([1]) alone,
+ * whatever other paths the trials have; false if no side was timed on both. */
+static bool two_scores(const trial trials[], int n, int paths, int chosen, int quarters,
+                       double score[2])
 {
     const int own = paths - 1;
-    if (paths < 2 || paths > MAX_PATHS || chosen < 0 || chosen >= own)
-        return 0;
-    /* the check's two paths as alternatives 0 (chosen) and 1 (the MPI's own) */
     trial two[MAX_USUAL];
     int m = 0;
     for (int t = 0; t < n && m < MAX_USUAL; t++)
-        if (checks[t].path == chosen || checks[t].path == own) {
-            two[m] = checks[t];
-            two[m++].path = checks[t].path == own;
+        if (trials[t].path == chosen || trials[t].path == own) {
+            two[m] = trials[t];
+            two[m++].path = trials[t].path == own;
         }
+    return scores_at(two, m, 2, quarters, score);
+}
+
+int trials_holds(const trial checks[], int n, int paths, int chosen)
+{
     double score[2], low[2];
-    if (!scores_at(two, m, 2, 2, score) || !scores_at(two, m, 2, 1, low))
+    if (paths < 2 || paths > MAX_PATHS || chosen < 0 || chosen >= paths - 1 ||
+        !two_scores(checks, n, paths, chosen, 2, score) ||
+        !two_scores(checks, n, paths, chosen, 1, low))
         return 0;
     return !(score[1] < (1.0 - TRIALS_HOLD_MARGIN) * score[0] &&
              low[1] < (1.0 - TRIALS_HOLD_MARGIN) * low[0]);
+}
+
+double trials_own_over(const trial trials[], int n, int paths, int chosen)
+{
+    double score[2];
+    if (paths < 2 || paths > MAX_PATHS || chosen < 0 || chosen >= paths - 1 ||
+        !two_scores(trials, n, paths, chosen, 2, score) || score[0] <= 0)
+        return 1;
+    return score[1] / score[0];
 }

@@ -101,14 +101,19 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
  * check (sendpath.h): in blocks of the MPI's own path and of `chosen` timed at once
  * (`checks`, n of them), the MPI's own path is not faster by TRIALS_HOLD_MARGIN of `chosen`'s
  * score at both the median and the lower quartile. The trials proved the decision; the check
- * must prove it wrong, as both ends of an exchange check it, each from its own times: under a
- * rule that took the MPI's own path back unless packing was ahead by 3%, one end of NAS MG's
- * 130^3 j face on MPICH took it back and the other kept packing; and one end packing into the
- * other's MPI receive ran 0.78-0.82x the MPI alone on Open MPI 5.0.11 (LAMMPS's 16,384 atoms,
- * SPECFEM3D's 65,536 points; both ends packing, 1.14-1.25x), too little slower for the samples
- * (twice the usual time) to see. */
+ * must prove it wrong, as both ends of an exchange check it, each from its own times, and
+ * where the paths run alike, a rule that asked packing to stay ahead by a margin can send one
+ * end back and leave the other packing: one end packing into the other's MPI receive ran
+ * 0.78-0.82x the MPI alone on Open MPI 5.0.11 (LAMMPS's 16,384 atoms, SPECFEM3D's 65,536
+ * points; both ends packing, 1.14-1.25x), too little slower for the samples (twice the usual
+ * time) to see. */
 #define TRIALS_HOLD_MARGIN 0.03
 int trials_holds(const trial checks[], int n, int paths, int chosen);
+
+/* The MPI's own path's score over `chosen`'s, from `n` trials or checks: how many times as
+ * long the MPI's own path took (1 where no side was timed on both, or `chosen` is the MPI's
+ * own). */
+double trials_own_over(const trial trials[], int n, int paths, int chosen);
 
 /* The usual time of one side's calls on one alternative: the median of its trials (0 when it
  * had none). A decided path's later calls are compared with it. */

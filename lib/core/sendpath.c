@@ -423,40 +423,39 @@ static unsigned sample_every(double usual_seconds)
     return every;
 }
 
-static void measure_again(size_class_state *s)
+/* The next check begins at the decided path's call `at` (0: none), `spacing` calls after the
+ * last; none under way. */
+static void schedule_check(size_class_state *s, unsigned at, unsigned spacing)
 {
-    atomic_store_explicit(&s->check_at, 0, memory_order_relaxed);
     s->checking = s->check_recorded = 0;
     s->confirming = false;
+    s->check_spacing = spacing;
+    atomic_store_explicit(&s->check_at, at, memory_order_relaxed);
+}
+
+static void measure_again(size_class_state *s)
+{
+    schedule_check(s, 0, 0);
     s->earlier_recorded = 0;
     s->next = s->recorded = 0;
     s->decided = UNDECIDED;
     s->round++;
 }
 
-/* The MPI's own path's score over the decided path's, from `n` trials or checks (1 where a
- * side was not timed on both). */
-static double own_over_decided(const trial t[], int n, int paths, int decided)
-{
-    double own = 0, chosen = 0;
-    for (int side = 0; side < TRIAL_SIDES; side++) {
-        const double o = trials_usual(t, n, paths - 1, side), c = trials_usual(t, n, decided, side);
-        if (o > 0 && c > 0) {
-            own += o;
-            chosen += c;
-        }
-    }
-    return chosen > 0 ? own / chosen : 1;
-}
+/* a check's spacing, in calls, at most (its count must not wrap) */
+#define CHECK_SPACING_MOST 1e8
 
 /* The decided path's calls until its next check: enough that the check's two blocks of the
  * MPI's own path, `ahead` times as long as the decided path's, cost SENDPATH_CHECK_SHARE of
- * them; SENDPATH_CHECK_FIRST blocks at least. */
-static unsigned check_spacing(path_use use, double ahead)
+ * them, and at least `least` (SENDPATH_CHECK_FIRST blocks where 0). */
+static unsigned check_spacing(path_use use, double ahead, double least)
 {
-    const double block = trial_block(use), least = SENDPATH_CHECK_FIRST * block;
-    const double calls = 2 * block * (ahead - 1) / SENDPATH_CHECK_SHARE;
-    return calls > least ? (calls < 1e8 ? (unsigned)calls : 100000000u) : (unsigned)least;
+    const double block = trial_block(use);
+    double calls = 2 * block * (ahead - 1) / SENDPATH_CHECK_SHARE;
+    if (!(least > 0))
+        least = SENDPATH_CHECK_FIRST * block;
+    calls = calls > least ? calls : least;
+    return (unsigned)(calls < CHECK_SPACING_MOST ? calls : CHECK_SPACING_MOST);
 }
 
 /* `path` decided, with its usual time per side (0: none): its calls from now on are sampled
@@ -465,11 +464,7 @@ static unsigned check_spacing(path_use use, double ahead)
 static void settle(size_class_state *s, int path, const double usual[TRIAL_SIDES], bool watched,
                    unsigned spacing)
 {
-    s->checking = s->check_recorded = 0;
-    s->confirming = false;
-    s->check_spacing = spacing;
-    atomic_store_explicit(&s->check_at, watched && path != s->paths - 1 ? spacing : 0,
-                          memory_order_relaxed);
+    schedule_check(s, watched && path != s->paths - 1 ? spacing : 0, spacing);
     s->strikes = 0;
     for (int side = 0; side < TRIAL_SIDES; side++) {
         s->usual[side] = usual[side];
@@ -520,7 +515,7 @@ static void decide(size_class_state *s, path_use use, int size_class)
     for (int side = 0; side < TRIAL_SIDES; side++)
         usual[side] = trials_usual(s->trials, s->recorded, decided, side);
     settle(s, decided, usual, s->round + 1 < SENDPATH_ROUNDS,
-           check_spacing(use, own_over_decided(s->trials, s->recorded, s->paths, decided)));
+           check_spacing(use, trials_own_over(s->trials, s->recorded, s->paths, decided), 0));
     stats_path_decided(s->decided == s->paths - 1);
     decisions_note(s->layout, use, size_class, s->paths, decided, s->usual);
     if (config_get()->explain)
@@ -538,7 +533,7 @@ static void adopt_saved(size_class_state *s, path_use use, int size_class)
     if (!decisions_find(s->layout, use, size_class, &d))
         return;
     s->paths = d.paths;
-    settle(s, d.path, d.usual, true, check_spacing(use, 1));
+    settle(s, d.path, d.usual, true, check_spacing(use, 1, 0));
     atomic_store_explicit(&s->epoch.watch_after, watch_after(s), memory_order_relaxed);
     stats_path_saved();
     if (config_get()->explain) {
@@ -663,16 +658,11 @@ static void conclude_check(size_class_state *s, path_use use, int size_class)
         s->checking = s->check_recorded = 0; /* check_at stays due */
         return;
     }
-    s->confirming = false;
     if (holds) {
-        const unsigned again = check_spacing(
-            use, own_over_decided(s->checks, s->check_recorded, s->paths, s->decided));
-        const unsigned twice =
-            s->check_spacing < 100000000u ? 2 * s->check_spacing : s->check_spacing;
-        s->check_spacing = again > twice ? again : twice;
-        s->checking = s->check_recorded = 0;
-        atomic_store_explicit(&s->check_at, decided_calls(s) + s->check_spacing,
-                              memory_order_relaxed);
+        const unsigned spacing =
+            check_spacing(use, trials_own_over(s->checks, s->check_recorded, s->paths, s->decided),
+                          2.0 * s->check_spacing);
+        schedule_check(s, decided_calls(s) + spacing, spacing);
         return;
     }
     const int own = s->paths - 1;

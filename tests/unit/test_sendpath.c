@@ -30,16 +30,21 @@ static double noisy(scenario *s, double t)
     return t * (1 + s->noise * (2 * u - 1));
 }
 
-/* One blocking call of `use`, timed when the state machine asks; the path it took. */
-static int one_call(analysis *a, path_use use, scenario *s, int n)
+/* One blocking call of `use` on `side`, timed when the state machine asks; the path it took. */
+static int one_call_on(analysis *a, path_use use, scenario *s, int n, int side)
 {
-    const send_choice c = sendpath_choose(a, use, BYTES, PATHS, TRIAL_SEND);
+    const send_choice c = sendpath_choose(a, use, BYTES, PATHS, side);
     const double *cost = s->change && n >= s->change ? s->after : s->cost;
     const double burst =
         c.path == BY_MPI && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
     if (c.timed)
         sendpath_record(a, &c, noisy(s, cost[c.path] * burst));
     return c.path;
+}
+
+static int one_call(analysis *a, path_use use, scenario *s, int n)
+{
+    return one_call_on(a, use, s, n, TRIAL_SEND);
 }
 
 static int decision(analysis *a, path_use use)
@@ -354,20 +359,6 @@ static void test_memo_passes_between_samples(void)
     }
 }
 
-/* One call of `use` on side `n % 2` (point-to-point: a send, then a receive; any other use:
- * TRIAL_SEND), timed when asked, at the scenario's cost; the path it took. */
-static int one_call_of_side(analysis *a, path_use use, scenario *s, int n)
-{
-    const int side = use == USE_POINT_TO_POINT ? n % 2 : TRIAL_SEND;
-    const send_choice c = sendpath_choose(a, use, BYTES, PATHS, side);
-    const double *cost = s->change && n >= s->change ? s->after : s->cost;
-    const double burst =
-        c.path == BY_MPI && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
-    if (c.timed)
-        sendpath_record(a, &c, noisy(s, cost[c.path] * burst));
-    return c.path;
-}
-
 /* Trials that a burst of noise made the MPI's own path look 1.6 times as slow in chose
  * packing, 10% slower than the MPI's own in truth: neither the samples (packing runs as its
  * trials did) nor the close decision's watch (packing is not slower than the MPI's own was
@@ -383,14 +374,16 @@ static void test_check_takes_back_the_mpi(void)
             scenario s = {.cost = {1.1e-3, 1e-3}, .noise = 0.03, .seed = seed,
                           .burst_from = 0, .burst_to = 3 * P2P_ROUND, .burst = 1.6};
             int n = 0;
-            while (decision(&a, uses[u]) == UNDECIDED && n < 3 * P2P_ROUND)
-                one_call_of_side(&a, uses[u], &s, n++);
+            /* point-to-point: a send, then a receive */
+            const int sides = uses[u] == USE_POINT_TO_POINT ? 2 : 1;
+            for (; decision(&a, uses[u]) == UNDECIDED && n < 3 * P2P_ROUND; n++)
+                one_call_on(&a, uses[u], &s, n, n % sides);
             CHECK(decision(&a, uses[u]) == PACKED);
             s.burst_to = n; /* over with the trials */
             const int decided_at = n,
                       block = (uses[u] == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
-            while (decision(&a, uses[u]) == PACKED && n < decided_at + 1000)
-                one_call_of_side(&a, uses[u], &s, n++);
+            for (; decision(&a, uses[u]) == PACKED && n < decided_at + 1000; n++)
+                one_call_on(&a, uses[u], &s, n, n % sides);
             CHECK(decision(&a, uses[u]) == BY_MPI);
             CHECK(n - decided_at >= SENDPATH_CHECK_FIRST * block + 8 * block); /* 2 checks */
             CHECK(n - decided_at <= 1000);
