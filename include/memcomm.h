@@ -77,10 +77,13 @@ typedef struct {
                                             fingerprint among the types read before: its
                                             calls go to the MPI unread where that type's
                                             decision does; otherwise it is read */
-    unsigned long long paths_checked;  /* checks of a decided packed path against the MPI's
-                                          own path, timed at once (lib/core/sendpath.h) */
-    unsigned long long paths_returned; /* ... that found it no longer faster and took the
-                                          MPI's own path back */
+    unsigned long long paths_checked;  /* checks of a decided path against the other (packing
+                                          against the MPI's own path, or the MPI's own against
+                                          packing), timed at once (lib/core/sendpath.h) */
+    unsigned long long paths_returned; /* ... that found the MPI's own path faster than the
+                                          packing decided and took it back */
+    unsigned long long paths_left;     /* ... that found packing faster than the MPI's own
+                                          path decided and took it */
 } memcomm_stats;
 
 void memcomm_stats_get(memcomm_stats *stats);

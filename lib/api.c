@@ -133,6 +133,7 @@ EXPORT void memcomm_stats_get(memcomm_stats *out)
     out->recognised_types = s.recognised_types;
     out->paths_checked = s.paths_checked;
     out->paths_returned = s.paths_returned;
+    out->paths_left = s.paths_left;
 }
 
 EXPORT int memcomm_machine_json(char *json, size_t cap)

@@ -187,20 +187,27 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
     return owns > 0 && sampled > owns;
 }
 
-/* The scores at `quarters` (scores_at) of `chosen` ([0]) and the MPI's own path ([1]) alone,
- * whatever other paths the trials have; false if no side was timed on both. */
-static bool two_scores(const trial trials[], int n, int paths, int chosen, int quarters,
-                       double score[2])
+/* The trials of `chosen` (as path 0) and of the MPI's own path (as path 1) alone, whatever
+ * other paths the trials have: their number. */
+static int two_paths(const trial trials[], int n, int paths, int chosen, trial two[MAX_USUAL])
 {
     const int own = paths - 1;
-    trial two[MAX_USUAL];
     int m = 0;
     for (int t = 0; t < n && m < MAX_USUAL; t++)
         if (trials[t].path == chosen || trials[t].path == own) {
             two[m] = trials[t];
             two[m++].path = trials[t].path == own;
         }
-    return scores_at(two, m, 2, quarters, score);
+    return m;
+}
+
+/* The scores at `quarters` (scores_at) of `chosen` ([0]) and the MPI's own path ([1]) alone;
+ * false if no side was timed on both. */
+static bool two_scores(const trial trials[], int n, int paths, int chosen, int quarters,
+                       double score[2])
+{
+    trial two[MAX_USUAL];
+    return scores_at(two, two_paths(trials, n, paths, chosen, two), 2, quarters, score);
 }
 
 int trials_holds(const trial checks[], int n, int paths, int chosen)
@@ -221,4 +228,12 @@ double trials_own_over(const trial trials[], int n, int paths, int chosen)
         !two_scores(trials, n, paths, chosen, 2, score) || score[0] <= 0)
         return 1;
     return score[1] / score[0];
+}
+
+int trials_beats_own(const trial checks[], int n, int paths, int other)
+{
+    trial two[MAX_USUAL];
+    if (paths < 2 || paths > MAX_PATHS || other < 0 || other >= paths - 1)
+        return 0;
+    return trials_decide(two, two_paths(checks, n, paths, other, two), 2) == 0;
 }

@@ -110,6 +110,15 @@ int trials_overtaken(const trial trials[], int n, int paths, int chosen, const t
 #define TRIALS_HOLD_MARGIN 0.03
 int trials_holds(const trial checks[], int n, int paths, int chosen);
 
+/* Whether `other`, a path other than the MPI's own, beats a decided MPI's own path in a
+ * check (sendpath.h): in the blocks of both timed at once (`checks`, n of them), by the
+ * margins a round of trials asks (trials_decide). Trials can decide for the MPI's own path
+ * while packing is still cold (its staging buffers, the MPI's contiguous path for that size
+ * never used yet), where the program has warmed the MPI's own: on Open MPI 5.0.11 such a
+ * decision after one block of each left NAS LU's i face of u(5,33,33,33) at 1.00x the MPI
+ * alone, where packing forced ran it at 1.96x (docs/results/0.1.0/2026-12-04-check). */
+int trials_beats_own(const trial checks[], int n, int paths, int other);
+
 /* The MPI's own path's score over `chosen`'s, from `n` trials or checks: how many times as
  * long the MPI's own path took (1 where no side was timed on both, or `chosen` is the MPI's
  * own). */

@@ -238,17 +238,24 @@ static int fixed_path(int paths)
     return config_get()->send_path == CONFIG_SEND_BY_MPI ? paths - 1 : 0;
 }
 
+/* The path a decided path is checked against: the MPI's own, or for the MPI's own, packing
+ * (a collective's third path, packing long blocks too, is left to its trials). */
+static int check_other(const size_class_state *s)
+{
+    return s->decided == s->paths - 1 ? SEND_PACKED : s->paths - 1;
+}
+
 /* Under the table's lock: the path of `choice` (its use, size class and side set) for `s`. */
 static void choose_locked(size_class_state *s, send_choice *choice, int paths)
 {
     if (!s->paths)
         s->paths = paths;
     if (s->decided != UNDECIDED && s->paths == paths && check_due(s)) {
-        /* the check: a block of the decided path, two of the MPI's own, one of the decided */
+        /* the check: a block of the decided path, two of the other, one of the decided */
         const int block = trial_block(choice->use), b = s->checking / block;
         choice->check = s->checking < CHECK_BLOCKS * block;
         choice->timed = choice->check;
-        choice->path = b == 1 || b == 2 ? paths - 1 : s->decided;
+        choice->path = b == 1 || b == 2 ? check_other(s) : s->decided;
         s->checking += choice->check;
     } else if (s->decided != UNDECIDED) {
         /* a sample, or a call of another number of paths */
@@ -446,7 +453,7 @@ static void measure_again(size_class_state *s)
 #define CHECK_SPACING_MOST 1e8
 
 /* The decided path's calls until its next check: enough that the check's two blocks of the
- * MPI's own path, `ahead` times as long as the decided path's, cost SENDPATH_CHECK_SHARE of
+ * other path, `ahead` times as long as the decided path's, cost SENDPATH_CHECK_SHARE of
  * them, and at least `least` (SENDPATH_CHECK_FIRST blocks where 0). */
 static unsigned check_spacing(path_use use, double ahead, double least)
 {
@@ -458,13 +465,32 @@ static unsigned check_spacing(path_use use, double ahead, double least)
     return (unsigned)(calls < CHECK_SPACING_MOST ? calls : CHECK_SPACING_MOST);
 }
 
-/* `path` decided, with its usual time per side (0: none): its calls from now on are sampled
- * against it, unless not `watched` (the last round); a path other than the MPI's own is
- * checked against it after `spacing` calls (0: never). */
-static void settle(size_class_state *s, int path, const double usual[TRIAL_SIDES], bool watched,
-                   unsigned spacing)
+/* How many times as long the path a decision is checked against (check_other) took as the
+ * decided `path`, in `n` trials or checks (1 where they do not say). */
+static double other_over_decided(const trial t[], int n, int paths, int path)
 {
-    schedule_check(s, watched && path != s->paths - 1 ? spacing : 0, spacing);
+    if (path != paths - 1)
+        return trials_own_over(t, n, paths, path);
+    const double own_over = trials_own_over(t, n, paths, SEND_PACKED);
+    return own_over > 0 ? 1 / own_over : 1;
+}
+
+/* Whether a decision of `use` for the MPI's own path is checked against packing: not
+ * non-blocking calls' (their epochs watch the MPI's own path in their own way), nor a write's
+ * (a close result there keeps the MPI's own path: close_keeps_own). */
+static bool own_path_checked(path_use use)
+{
+    return use != USE_NONBLOCKING && !close_keeps_own(use);
+}
+
+/* `path` decided for `use`, with its usual time per side (0: none): its calls from now on
+ * are sampled against it, unless not `watched` (the last round), and checked against the
+ * other path (check_other) after `spacing` calls (0: never). */
+static void settle(size_class_state *s, path_use use, int path, const double usual[TRIAL_SIDES],
+                   bool watched, unsigned spacing)
+{
+    const bool checked = watched && (path != s->paths - 1 || own_path_checked(use));
+    schedule_check(s, checked ? spacing : 0, spacing);
     s->strikes = 0;
     for (int side = 0; side < TRIAL_SIDES; side++) {
         s->usual[side] = usual[side];
@@ -514,8 +540,8 @@ static void decide(size_class_state *s, path_use use, int size_class)
     double usual[TRIAL_SIDES];
     for (int side = 0; side < TRIAL_SIDES; side++)
         usual[side] = trials_usual(s->trials, s->recorded, decided, side);
-    settle(s, decided, usual, s->round + 1 < SENDPATH_ROUNDS,
-           check_spacing(use, trials_own_over(s->trials, s->recorded, s->paths, decided), 0));
+    settle(s, use, decided, usual, s->round + 1 < SENDPATH_ROUNDS,
+           check_spacing(use, other_over_decided(s->trials, s->recorded, s->paths, decided), 0));
     stats_path_decided(s->decided == s->paths - 1);
     decisions_note(s->layout, use, size_class, s->paths, decided, s->usual);
     if (config_get()->explain)
@@ -533,7 +559,7 @@ static void adopt_saved(size_class_state *s, path_use use, int size_class)
     if (!decisions_find(s->layout, use, size_class, &d))
         return;
     s->paths = d.paths;
-    settle(s, d.path, d.usual, true, check_spacing(use, 1, 0));
+    settle(s, use, d.path, d.usual, true, check_spacing(use, 1, 0));
     atomic_store_explicit(&s->epoch.watch_after, watch_after(s), memory_order_relaxed);
     stats_path_saved();
     if (config_get()->explain) {
@@ -597,17 +623,20 @@ static void check_sample(size_class_state *s, path_use use, int size_class, int 
     }
 }
 
-/* MEMCOMM_EXPLAIN=1: what a check found */
-static void explain_check(const size_class_state *s, path_use use, int size_class, bool holds)
+/* MEMCOMM_EXPLAIN=1: what a check found (`changes`: the other path faster) */
+static void explain_check(const size_class_state *s, path_use use, int size_class, bool changes)
 {
-    char text[512];
+    const int decided = s->decided, other = check_other(s);
+    const char *decided_name = path_name(decided, s->paths, use),
+               *other_name = path_name(other, s->paths, use);
+    char text[640];
     size_t len = 0;
-    for (int p = s->paths - 1; p >= 0 && len < sizeof text; p--) {
-        if (p != s->paths - 1 && p != s->decided)
-            continue;
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s:", path_name(p, s->paths, use));
+    const int shown[2] = {other, decided};
+    for (int k = 0; k < 2 && len < sizeof text; k++) {
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s:",
+                                path_name(shown[k], s->paths, use));
         for (int side = 0; side < TRIAL_SIDES && len < sizeof text; side++) {
-            const double usual = trials_usual(s->checks, s->check_recorded, p, side);
+            const double usual = trials_usual(s->checks, s->check_recorded, shown[k], side);
             if (usual > 0)
                 len += (size_t)snprintf(text + len, sizeof text - len, " %s %.1f us (median)",
                                         side_name(side, use), usual * 1e6);
@@ -615,62 +644,83 @@ static void explain_check(const size_class_state *s, path_use use, int size_clas
         if (len < sizeof text)
             len += (size_t)snprintf(text + len, sizeof text - len, "\n");
     }
-    if (len < sizeof text && holds)
+    const double margin =
+        (decided == s->paths - 1 ? TRIALS_MARGIN : TRIALS_HOLD_MARGIN) * 100;
+    if (len < sizeof text && !changes)
         snprintf(text + len, sizeof text - len,
-                 "checked against the MPI's own, not %.0f%% faster than %s at the median and "
-                 "the lower quartile: %s kept",
-                 TRIALS_HOLD_MARGIN * 100, path_name(s->decided, s->paths, use),
-                 path_name(s->decided, s->paths, use));
+                 "checked against %s, not %.0f%% faster than %s at the median and the lower "
+                 "quartile: %s kept",
+                 other_name, margin, decided_name, decided_name);
     else if (len < sizeof text && !s->confirming)
         snprintf(text + len, sizeof text - len,
-                 "checked against the MPI's own, %.0f%% or more faster than %s at the median "
-                 "and the lower quartile: checked again at once, which finds it so only if the "
-                 "other end checks too",
-                 TRIALS_HOLD_MARGIN * 100, path_name(s->decided, s->paths, use));
+                 "checked against %s, %.0f%% or more faster than %s at the median and the "
+                 "lower quartile: checked again at once, which finds it so only if the other "
+                 "end checks too",
+                 other_name, margin, decided_name);
     else if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
-                 "checked against the MPI's own, %.0f%% or more faster than %s at the median "
-                 "and the lower quartile: the MPI's own path taken back",
-                 TRIALS_HOLD_MARGIN * 100, path_name(s->decided, s->paths, use));
+                 "checked against %s, %.0f%% or more faster than %s at the median and the "
+                 "lower quartile again: %s taken",
+                 other_name, margin, decided_name, other_name);
     char what[96];
     explain_subject(what, sizeof what, use, size_class, s->round + 1);
     explain_lines_to_stderr(what, text);
 }
 
+/* Whether a check's blocks found the other path (check_other) faster than the decided one:
+ * the MPI's own by TRIALS_HOLD_MARGIN where packing was decided (trials_holds), packing by
+ * the trials' margins where the MPI's own was (trials_beats_own). Trials proved the decision,
+ * so the check must prove it wrong. */
+static bool check_finds_other_faster(const size_class_state *s)
+{
+    return s->decided == s->paths - 1
+               ? trials_beats_own(s->checks, s->check_recorded, s->paths, check_other(s))
+               : !trials_holds(s->checks, s->check_recorded, s->paths, s->decided);
+}
+
 /* All of a check's calls in: the decided path kept, checked again after twice the calls (or
- * more, at the speed-up the check measured); or, where the MPI's own path was found faster,
- * checked again at once, and the MPI's own path taken back (with the check's times as its
- * usual) if that check finds it faster too. Each end of an exchange checks from its own
- * times, and one end going back alone would leave the two apart for good (one end packing
- * into the other's MPI receive ran 0.78-0.82x the MPI alone on Open MPI, too little for the
- * samples to see): an end whose first check found the MPI's own path faster and whose peer's
- * did not times the MPI's own path in its second against the peer's packing, and keeps
- * packing. */
+ * more, at the difference the check measured); or, where the other path was found faster,
+ * checked again at once, and the other path taken (with the check's times as its usual) if
+ * that check finds it faster too. Each end of an exchange checks from its own times, and one
+ * end changing alone would leave the two apart (one end packing into the other's MPI receive
+ * ran 0.78-0.82x the MPI alone on Open MPI, too little for the samples to see): an end whose
+ * first check found the other path faster and whose peer's did not times the other path in
+ * its second against the peer's decided one, and keeps its own. A change is checked in turn,
+ * no sooner than twice the calls this check came after, so that paths within noise of each
+ * other cannot make checks come ever more often. */
 static void conclude_check(size_class_state *s, path_use use, int size_class)
 {
-    const bool holds = trials_holds(s->checks, s->check_recorded, s->paths, s->decided);
-    if (holds || s->confirming)
-        stats_path_checked(!holds);
+    const bool changes = check_finds_other_faster(s);
+    const bool from_own = s->decided == s->paths - 1;
+    if (!changes || s->confirming)
+        stats_path_checked(from_own, changes);
     if (config_get()->explain)
-        explain_check(s, use, size_class, holds);
-    if (!holds && !s->confirming) {
+        explain_check(s, use, size_class, changes);
+    if (changes && !s->confirming) {
         s->confirming = true;
         s->checking = s->check_recorded = 0; /* check_at stays due */
         return;
     }
-    if (holds) {
-        const unsigned spacing =
-            check_spacing(use, trials_own_over(s->checks, s->check_recorded, s->paths, s->decided),
-                          2.0 * s->check_spacing);
+    if (!changes) {
+        const unsigned spacing = check_spacing(
+            use, other_over_decided(s->checks, s->check_recorded, s->paths, s->decided),
+            2.0 * s->check_spacing);
         schedule_check(s, decided_calls(s) + spacing, spacing);
         return;
     }
-    const int own = s->paths - 1;
+    /* the check is now what the decision rests on (its usual times, the close watch) */
+    const int taken = check_other(s);
+    memcpy(s->trials, s->checks, sizeof(trial) * (size_t)s->check_recorded);
+    s->recorded = s->check_recorded;
+    s->earlier_recorded = 0;
     double usual[TRIAL_SIDES];
     for (int side = 0; side < TRIAL_SIDES; side++)
-        usual[side] = trials_usual(s->checks, s->check_recorded, own, side);
-    settle(s, own, usual, true, 0);
-    decisions_note(s->layout, use, size_class, s->paths, own, s->usual);
+        usual[side] = trials_usual(s->trials, s->recorded, taken, side);
+    const unsigned spacing =
+        check_spacing(use, other_over_decided(s->trials, s->recorded, s->paths, taken),
+                      2.0 * s->check_spacing);
+    settle(s, use, taken, usual, true, spacing);
+    decisions_note(s->layout, use, size_class, s->paths, taken, s->usual);
 }
 
 /* Under the table's lock: the time a call or an epoch chosen by choose_locked took. */
@@ -843,6 +893,16 @@ bool sendpath_class_passes(sendpath_class *s, int paths, int side)
     return config_get()->send_path == CONFIG_SEND_MEASURE &&
            atomic_load_explicit(&s->decided, memory_order_acquire) == paths - 1 &&
            s->paths == paths && !next_is_sample(s, side);
+}
+
+bool sendpath_class_passes_unread(sendpath_class *s, int paths, int side)
+{
+    if (config_get()->send_path != CONFIG_SEND_MEASURE ||
+        atomic_load_explicit(&s->decided, memory_order_acquire) != paths - 1 ||
+        s->paths != paths || check_due(s))
+        return false;
+    atomic_fetch_add_explicit(&s->calls[side], 1, memory_order_relaxed);
+    return true;
 }
 
 int sendpath_untimed(analysis *a, path_use use, int64_t bytes, int paths, int undecided)

@@ -69,12 +69,13 @@ enum { SENDPATH_SAMPLE_EVERY = 4, SENDPATH_STRIKES = 3, SENDPATH_SLOWER = 2, SEN
 enum { SENDPATH_SAMPLE_EVERY_MOST = 64 };
 #define SENDPATH_SAMPLE_SPACING 50e-6
 #define SENDPATH_SLOWER_COLLECTIVE 1.25
-/* A decided path other than the MPI's own is checked against it now and then: blocks of the
- * decided path, the MPI's own, the MPI's own and the decided, timed at once (trials_holds;
- * each path has one block after a change of path and one without), after
- * SENDPATH_CHECK_FIRST blocks' worth of its calls or more: as many as make the check's
- * blocks of the slower path cost SENDPATH_CHECK_SHARE of the calls between checks at the
- * speed-up its trials measured; twice as many after each check it passes. */
+/* A decided path is checked against the other now and then (packing against the MPI's own,
+ * the MPI's own against packing): blocks of the decided path, the other, the other and the
+ * decided, timed at once (trials_holds, trials_beats_own; each path has one block after a
+ * change of path and one without), after SENDPATH_CHECK_FIRST blocks' worth of its calls or
+ * more: as many as make the check's blocks of the slower path cost SENDPATH_CHECK_SHARE of
+ * the calls between checks at the difference its trials measured; twice as many after each
+ * check it passes, or that changes it. */
 enum { SENDPATH_CHECK_FIRST = 16 };
 #define SENDPATH_CHECK_SHARE 0.01
 
@@ -115,7 +116,9 @@ send_choice sendpath_choose(analysis *a, path_use use, int64_t bytes, int paths,
  * leave the decision standing; a decided path that is not the MPI's own is therefore also
  * checked against it (SENDPATH_CHECK_FIRST), both ends of an exchange at the same call (they
  * count their calls alike), and goes back to the MPI's own path where that is found faster
- * (trials_holds). */
+ * (trials_holds); and trials that timed packing while it was still cold leave the MPI's own
+ * path decided, which is checked against packing in turn (trials_beats_own; not for
+ * non-blocking epochs, nor for writes). */
 void sendpath_record(analysis *a, const send_choice *c, double seconds);
 
 /* The path for a call that is not timed (non-blocking, persistent, MPI_Mrecv, an
@@ -164,6 +167,13 @@ sendpath_class *sendpath_class_of(analysis *a, path_use use, int64_t bytes);
  * decision is the MPI's own path among `paths`, and this call is not one to sample. Counted
  * as one of the decided path's calls if so; false tells the caller to ask sendpath_choose. */
 bool sendpath_class_passes(sendpath_class *c, int paths, int side);
+
+/* The same for a blocking call of a type recognised by its fingerprint and not read
+ * (lib/p2p/message.c): a call due for a sample passes too, counted (reading the type to time
+ * it would cost what recognising saves), so that both ends of an exchange count their calls
+ * alike whichever of their types they read; false only where a check is due or nothing is
+ * decided for the MPI's own path. */
+bool sendpath_class_passes_unread(sendpath_class *c, int paths, int side);
 
 /* Whether the next non-blocking call of `c` (USE_NONBLOCKING's) goes to the decided MPI's
  * own path at once, and counted if so (sendpath_class_passes for epochs). */

@@ -5,7 +5,7 @@
 
 static _Atomic uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
     reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved,
-    recognised_types, paths_checked, paths_returned;
+    recognised_types, paths_checked, paths_returned, paths_left;
 
 void stats_handled(int64_t bytes)
 {
@@ -43,11 +43,12 @@ void stats_path_decided(int by_mpi)
     atomic_fetch_add_explicit(by_mpi ? &paths_by_mpi : &paths_packed, 1, memory_order_relaxed);
 }
 
-void stats_path_checked(int returned)
+void stats_path_checked(int from_own, int changed)
 {
     atomic_fetch_add_explicit(&paths_checked, 1, memory_order_relaxed);
-    if (returned)
-        atomic_fetch_add_explicit(&paths_returned, 1, memory_order_relaxed);
+    if (changed)
+        atomic_fetch_add_explicit(from_own ? &paths_left : &paths_returned, 1,
+                                  memory_order_relaxed);
 }
 
 stats_snapshot stats_read(void)
@@ -61,7 +62,8 @@ stats_snapshot stats_read(void)
                         atomic_load(&paths_saved),
                         atomic_load(&recognised_types),
                         atomic_load(&paths_checked),
-                        atomic_load(&paths_returned)};
+                        atomic_load(&paths_returned),
+                        atomic_load(&paths_left)};
     return s;
 }
 
@@ -84,11 +86,12 @@ void stats_print(FILE *out, int rank, const char *unseen)
     if (s.recognised_types)
         snprintf(recognised, sizeof recognised, "; recognised %" PRIu64 " types by fingerprint",
                  s.recognised_types);
-    char checked[128] = ""; /* only runs that packed long enough to be checked */
+    char checked[160] = ""; /* only runs long enough for a decision to be checked */
     if (s.paths_checked)
         snprintf(checked, sizeof checked,
-                 "; checked %" PRIu64 " against the MPI's own, which took back %" PRIu64,
-                 s.paths_checked, s.paths_returned);
+                 "; checked %" PRIu64 " decisions against the other path: back to the MPI's "
+                 "own %" PRIu64 " times, over to packing %" PRIu64 " times",
+                 s.paths_checked, s.paths_returned, s.paths_left);
     /* one write: ranks share stderr, and unbuffered pieces would interleave */
     fprintf(out,
             "memcomm: rank %d handled %" PRIu64 " calls (%" PRIu64 " bytes), passed %" PRIu64

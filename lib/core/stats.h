@@ -8,7 +8,7 @@
 typedef struct {
     uint64_t handled_calls, handled_bytes, fallback_calls, error_calls, analysed_types,
         reused_types, stale_requests, unseen_routes, paths_packed, paths_by_mpi, paths_saved,
-        recognised_types, paths_checked, paths_returned;
+        recognised_types, paths_checked, paths_returned, paths_left;
 } stats_snapshot;
 
 void stats_handled(int64_t bytes);
@@ -23,9 +23,9 @@ void stats_stale_request(void);
 void stats_unseen_route(void);
 /* A path decided from timed trials (lib/core/sendpath.h): packing, or the MPI's own. */
 void stats_path_decided(int by_mpi);
-/* A decided path checked against the MPI's own (lib/core/sendpath.h); `returned`: the MPI's own
- * path taken back. */
-void stats_path_checked(int returned);
+/* A decided path checked against the other (lib/core/sendpath.h): the MPI's own path against
+ * packing (`from_own`), or packing against the MPI's own; `changed`: the other path taken. */
+void stats_path_checked(int from_own, int changed);
 /* A path taken from a run before (MEMCOMM_DECISIONS, lib/core/decisions.h). */
 void stats_path_saved(void);
 stats_snapshot stats_read(void);

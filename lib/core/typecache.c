@@ -221,7 +221,7 @@ static analysis *settle(uint64_t key, analysis *a, bool *recognised)
  * do: recognised by its fingerprint where the caller takes that (`will_do`, or NULL: read),
  * else read (shared by construction) with the fingerprint already asked. */
 static analysis *analyse(MPI_Datatype type, uint64_t key, typecache_will_do will_do,
-                         const void *context, bool *recognised)
+                         void *context, bool *recognised)
 {
     fingerprint print;
     const bool printed = fingerprint_of(type, &print);
@@ -276,7 +276,7 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     analysis *value;
 } last_found;
 
-static analysis *acquire(MPI_Datatype type, typecache_will_do will_do, const void *context,
+static analysis *acquire(MPI_Datatype type, typecache_will_do will_do, void *context,
                          bool *recognised)
 {
     uint64_t key = key_of(type);
@@ -288,9 +288,9 @@ static analysis *acquire(MPI_Datatype type, typecache_will_do will_do, const voi
     }
     bool spent;
     analysis *a = peek(key, will_do != NULL, recognised, &spent);
-    if (a == &pending)
+    if (a == &pending) /* recognised only where will_do took it (it counts calls: once) */
         a = analyse(type, key, spent ? NULL : will_do, context, recognised);
-    if (*recognised && !will_do(a, context)) { /* recognised before, for another call */
+    else if (*recognised && !will_do(a, context)) { /* recognised before, for another call */
         analysis_release(a);
         a = analyse(type, key, NULL, NULL, recognised);
     }
@@ -319,7 +319,7 @@ analysis *typecache_acquire(MPI_Datatype type)
 }
 
 analysis *typecache_acquire_recognised(MPI_Datatype type, typecache_will_do will_do,
-                                       const void *context, bool *recognised)
+                                       void *context, bool *recognised)
 {
     return acquire(type, will_do, context, recognised);
 }

@@ -28,9 +28,9 @@ analysis *typecache_acquire(MPI_Datatype type);
  * answers so for TYPECACHE_RECOGNISED_USES look-ups at most, then is read: a type that only
  * shares a fingerprint with another is not left to the MPI for a whole run. */
 enum { TYPECACHE_RECOGNISED_USES = 8 };
-typedef bool (*typecache_will_do)(analysis *recognised, const void *context);
+typedef bool (*typecache_will_do)(analysis *recognised, void *context);
 analysis *typecache_acquire_recognised(MPI_Datatype type, typecache_will_do will_do,
-                                       const void *context, bool *recognised);
+                                       void *context, bool *recognised);
 
 /* How many cached types have been freed so far: an answer kept for a call's types (handles,
  * which the MPI may give to a new type once one is freed) holds while this is unchanged.

@@ -34,7 +34,7 @@ static bool pack_if_decided(message *m, const void *buf, int64_t count, bool fil
 static bool carried(const void *buf, int64_t count, MPI_Datatype type, int peer, bool fill,
                     bool receive, message *m, void **packed)
 {
-    return message_carries(buf, count, type, peer, receive, m) &&
+    return message_carries(buf, count, type, peer, receive, false, m) &&
            pack_if_decided(m, buf, count, fill, packed);
 }
 
@@ -112,7 +112,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \
-        if (!message_carries(buf, count, type, dest, false, &m))                               \
+        if (!message_carries(buf, count, type, dest, false, true, &m))                         \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
         const timed_path t = path_begin(&m, TRIAL_SEND);                                       \
         memo_remember(&m, count, type, TRIAL_SEND, generation, &t.choice);                     \
@@ -137,7 +137,7 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
             return PNAME(buf, count, type, source, tag, comm, status);                         \
         const uint64_t generation = typecache_generation();                                    \
         message m;                                                                             \
-        if (!message_carries(buf, count, type, source, true, &m))                              \
+        if (!message_carries(buf, count, type, source, true, true, &m))                        \
             return PNAME(buf, count, type, source, tag, comm, status);                         \
         const timed_path t = path_begin(&m, TRIAL_RECEIVE);                                    \
         memo_remember(&m, count, type, TRIAL_RECEIVE, generation, &t.choice);                  \
@@ -190,8 +190,10 @@ static void path_end(message *m, const timed_path *t, int rc, bool packed, void 
         const uint64_t generation = typecache_generation();                                    \
         message out, in;                                                                       \
         void *packed_out = NULL, *packed_in = NULL;                                            \
-        const bool carry_out = message_carries(sendbuf, sendcount, sendtype, dest, false, &out); \
-        const bool carry_in = message_carries(recvbuf, recvcount, recvtype, source, true, &in); \
+        const bool carry_out =                                                                 \
+            message_carries(sendbuf, sendcount, sendtype, dest, false, one_kind, &out);        \
+        const bool carry_in =                                                                  \
+            message_carries(recvbuf, recvcount, recvtype, source, true, false, &in);           \
         const bool exchange = carry_out && carry_in && out.analysis == in.analysis &&           \
                               out.bytes == in.bytes;                                           \
         timed_path t = {0};                                                                    \

@@ -28,7 +28,7 @@ carry(const void *buf, int64_t count, MPI_Datatype type, int peer, bool receive,
         return false;
     *c = (carried_request){0};
     const uint64_t generation = typecache_generation();
-    if (!message_carries(buf, count, type, peer, receive, &c->m))
+    if (!message_carries(buf, count, type, peer, receive, false, &c->m))
         return false;
     enum { UNDECIDED = -1 };
     const int undecided = message_undecided_path(&c->m);

@@ -47,59 +47,84 @@ typedef struct {
     uint64_t generation;
     bool valid, recognised;
     uint32_t hits_left;
+    sendpath_class *decided; /* a recognised type's point-to-point decision, whose calls a
+                                blocking call counts (alive while the generation holds) */
 } refusal;
 
 static _Thread_local __attribute__((tls_model("initial-exec"))) refusal refused[2];
 
 static bool refuse(MPI_Datatype type, int64_t count, bool receive, uint64_t generation,
-                   analysis *a, bool recognised)
+                   analysis *a, bool recognised, sendpath_class *decided)
 {
     refused[receive] = (refusal){type, count, generation, true, recognised,
-                                 MESSAGE_RECOGNISED_HITS};
+                                 MESSAGE_RECOGNISED_HITS, decided};
     analysis_release(a);
     return false;
 }
 
-static bool refused_before(MPI_Datatype type, int64_t count, bool receive, uint64_t generation)
+static bool refused_before(MPI_Datatype type, int64_t count, bool receive, bool counted,
+                           uint64_t generation)
 {
     refusal *r = &refused[receive];
     if (!r->valid || r->type != type || r->count != count || r->generation != generation)
         return false;
+    if (r->recognised && counted && r->decided &&
+        !sendpath_class_passes_unread(r->decided, 2, receive ? TRIAL_RECEIVE : TRIAL_SEND)) {
+        r->valid = false; /* a check is due: this call reads the type */
+        return false;
+    }
     if (r->recognised && --r->hits_left == 0)
         r->valid = false; /* this call passes; the next looks again */
     return true;
 }
 
-/* Whether a call of `*(const int64_t *)instances` instances of a type recognised as `a`'s goes to
- * the MPI without the type being read: not packable, too large, or a size whose
- * point-to-point path (or, with none measured, non-blocking path) is decided for the MPI's
- * own (typecache_will_do). */
-static bool recognised_passes(analysis *a, const void *instances)
+/* A point-to-point call of a type that may be recognised (recognised_passes). */
+typedef struct {
+    int64_t count;
+    bool receive, counted;   /* as message_takes_point_to_point's */
+    sendpath_class *decided; /* set when recognised: its point-to-point decision, if any */
+} recognition;
+
+/* Whether a call (`*(recognition *)call`) of a type recognised as `a`'s goes to the MPI
+ * without the type being read: not packable, too large, or a size whose point-to-point path
+ * (or, with none measured, non-blocking path) is decided for the MPI's own
+ * (typecache_will_do); a counted call of a decided point-to-point path counts as one of its
+ * calls, and is read where its check is due. */
+static bool recognised_passes(analysis *a, void *call)
 {
-    const int64_t count = *(const int64_t *)instances;
+    recognition *r = call;
     int64_t bytes;
-    if (!message_packable(a, count) || __builtin_mul_overflow(count, a->bounds.size, &bytes) ||
-        bytes > INT_MAX)
+    if (!message_packable(a, r->count) ||
+        __builtin_mul_overflow(r->count, a->bounds.size, &bytes) || bytes > INT_MAX)
         return true;
     const int blocking = sendpath_untimed(a, USE_POINT_TO_POINT, bytes, 2, -1);
-    return blocking == SEND_BY_MPI ||
-           (blocking < 0 && sendpath_untimed(a, USE_NONBLOCKING, bytes, 2, -1) == SEND_BY_MPI);
+    if (blocking < 0)
+        return sendpath_untimed(a, USE_NONBLOCKING, bytes, 2, -1) == SEND_BY_MPI;
+    if (blocking != SEND_BY_MPI)
+        return false;
+    sendpath_class *c = sendpath_class_of(a, USE_POINT_TO_POINT, bytes);
+    if (c && r->counted &&
+        !sendpath_class_passes_unread(c, 2, r->receive ? TRIAL_RECEIVE : TRIAL_SEND))
+        return false;
+    r->decided = c;
+    return true;
 }
 
 static bool takes(const void *buf, int64_t count, MPI_Datatype type, bool receive, bool recognise,
-                  message *m)
+                  bool counted, message *m)
 {
     if (count <= 0)
         return false;
     const uint64_t generation = typecache_generation();
-    if (refused_before(type, count, receive, generation))
+    if (refused_before(type, count, receive, counted, generation))
         return false;
     bool recognised = false;
+    recognition call = {count, receive, counted, NULL};
     analysis *a = recognise
-                      ? typecache_acquire_recognised(type, recognised_passes, &count, &recognised)
+                      ? typecache_acquire_recognised(type, recognised_passes, &call, &recognised)
                       : typecache_acquire(type);
     if (recognised)
-        return refuse(type, count, receive, generation, a, true);
+        return refuse(type, count, receive, generation, a, true, call.decided);
     if (!a) /* not committed (yet): the MPI judges it */
         return false;
     if (!buf && !analysis_at_addresses(a)) { /* a NULL buffer: the MPI's error, or its crash */
@@ -108,11 +133,11 @@ static bool takes(const void *buf, int64_t count, MPI_Datatype type, bool receiv
     }
     if (!message_packable(a, count)) {
         message_mark_passing(type, a);
-        return refuse(type, count, receive, generation, a, false);
+        return refuse(type, count, receive, generation, a, false, NULL);
     }
     if (__builtin_mul_overflow(count, a->bounds.size, &m->bytes) || m->bytes > INT_MAX ||
         (receive && !analysis_unpack_disjoint(a, count)))
-        return refuse(type, count, receive, generation, a, false);
+        return refuse(type, count, receive, generation, a, false, NULL);
     m->analysis = a;
     return true;
 }
@@ -120,13 +145,13 @@ static bool takes(const void *buf, int64_t count, MPI_Datatype type, bool receiv
 bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, bool receive,
                             message *m)
 {
-    return takes(buf, count, type, receive, false, m);
+    return takes(buf, count, type, receive, false, false, m);
 }
 
 bool message_takes_point_to_point(const void *buf, int64_t count, MPI_Datatype type,
-                                  bool receive, message *m)
+                                  bool receive, bool counted, message *m)
 {
-    return takes(buf, count, type, receive, true, m);
+    return takes(buf, count, type, receive, true, counted, m);
 }
 
 int message_undecided_path(const message *m)

@@ -102,9 +102,12 @@ bool message_takes_analysed(const void *buf, int64_t count, MPI_Datatype type, b
                             message *m);
 /* The same for a point-to-point call, whose type may be recognised by its fingerprint
  * (lib/core/typecache.h): a re-created type of a layout whose point-to-point calls the MPI's
- * own path was measured to move faster goes to the MPI without its construction being read. */
+ * own path was measured to move faster goes to the MPI without its construction being read.
+ * `counted`: a blocking call that the decision counts (a send, a receive, or an exchange of one
+ * type both ways as its send: sendpath_class_passes_unread), so that its checks begin at the
+ * same call on both ends whichever of their types each end read. */
 bool message_takes_point_to_point(const void *buf, int64_t count, MPI_Datatype type,
-                                  bool receive, message *m);
+                                  bool receive, bool counted, message *m);
 
 /* A call memcomm does not carry, told without a call of its own: memcomm disabled, the peer
  * MPI_PROC_NULL, or a type known to pass (basic types after their first call). */
@@ -117,10 +120,10 @@ static inline bool message_passes_at_once(MPI_Datatype type, int peer)
  * passes at once (a call to MPI_PROC_NULL the MPI completes at once); types known to pass
  * cost one inlined load. */
 static inline bool message_carries(const void *buf, int64_t count, MPI_Datatype type, int peer,
-                                   bool receive, message *m)
+                                   bool receive, bool counted, message *m)
 {
     return !message_passes_at_once(type, peer) &&
-           message_takes_point_to_point(buf, count, type, receive, m);
+           message_takes_point_to_point(buf, count, type, receive, counted, m);
 }
 
 /* Whether a call that is not a timed trial leaves this message (or the memory side of an

@@ -21,6 +21,7 @@ typedef struct {
     unsigned seed;
     int burst_from, burst_to; /* calls [from, to) of the MPI's own path take `burst` times */
     double burst;
+    bool burst_packed;        /* ... of packing instead */
 } scenario;
 
 static double noisy(scenario *s, double t)
@@ -35,8 +36,9 @@ static int one_call_on(analysis *a, path_use use, scenario *s, int n, int side)
 {
     const send_choice c = sendpath_choose(a, use, BYTES, PATHS, side);
     const double *cost = s->change && n >= s->change ? s->after : s->cost;
+    const int burst_path = s->burst_packed ? PACKED : BY_MPI;
     const double burst =
-        c.path == BY_MPI && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
+        c.path == burst_path && n >= s->burst_from && n < s->burst_to ? s->burst : 1;
     if (c.timed)
         sendpath_record(a, &c, noisy(s, cost[c.path] * burst));
     return c.path;
@@ -467,6 +469,169 @@ static void test_check_confirmed_with_the_other_end(void)
     }
 }
 
+/* Trials that found packing 1.2 times as slow as the MPI's own path after one block of each
+ * (packing cold: its first calls 1.6 times its usual) kept the MPI's own, where packing is 25%
+ * faster in truth: the samples time only the MPI's own path, which runs as in its trials; the
+ * check against packing finds it, and packing is taken after a check and its confirmation, for
+ * a collective and for point-to-point. */
+static void test_check_leaves_the_mpi(void)
+{
+    const path_use uses[2] = {USE_ALLTOALL, USE_POINT_TO_POINT};
+    for (int u = 0; u < 2; u++)
+        for (unsigned seed = 1; seed <= 10; seed++) {
+            analysis a = {0};
+            scenario s = {.cost = {0.75e-3, 1e-3}, .noise = 0.03, .seed = seed,
+                          .burst_from = 0, .burst_to = P2P_ROUND, .burst = 1.6,
+                          .burst_packed = true};
+            const int sides = uses[u] == USE_POINT_TO_POINT ? 2 : 1;
+            int n = 0;
+            for (; decision(&a, uses[u]) == UNDECIDED && n < P2P_ROUND; n++)
+                one_call_on(&a, uses[u], &s, n, n % sides);
+            CHECK(decision(&a, uses[u]) == BY_MPI);
+            s.burst_to = n;
+            const int decided_at = n,
+                      block = (uses[u] == USE_POINT_TO_POINT ? 2 : 1) * SENDPATH_TRIALS_EACH;
+            for (; decision(&a, uses[u]) == BY_MPI && n < decided_at + 1000; n++)
+                one_call_on(&a, uses[u], &s, n, n % sides);
+            CHECK(decision(&a, uses[u]) == PACKED);
+            /* the first check after 2 x block x (1.2 - 1) / 0.01 = 40 blocks of calls, give or
+             * take the trials' noise; then two checks of four blocks */
+            CHECK(n - decided_at >= 30 * block + 8 * block);
+            CHECK(n - decided_at <= 50 * block + 8 * block);
+            sendpath_free(&a);
+        }
+}
+
+/* The MPI's own path 1.5 times as fast as packing stays through every check over 5,000 calls,
+ * in 20 seeds of 20, and the checks' packed calls cost about a hundredth of the calls' time at
+ * first, less as the checks pass: after about 300, 600, 1,200, 2,400 calls, two blocks each. */
+static void test_check_keeps_the_mpi(void)
+{
+    const stats_snapshot before = stats_read();
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        analysis a = {0};
+        scenario s = {.cost = {1.5e-3, 1e-3}, .noise = 0.05, .seed = seed};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == BY_MPI);
+        int packed = 0;
+        for (int k = 0; k < 5000; k++)
+            packed += one_call(&a, USE_ALLTOALL, &s, n++) == PACKED;
+        CHECK(decision(&a, USE_ALLTOALL) == BY_MPI);
+        CHECK(packed >= 3 * 2 * SENDPATH_TRIALS_EACH && packed <= 5 * 2 * SENDPATH_TRIALS_EACH);
+        sendpath_free(&a);
+    }
+    const stats_snapshot after = stats_read();
+    CHECK(after.paths_checked - before.paths_checked >= 3 * 20);
+    CHECK(after.paths_left == before.paths_left);
+}
+
+/* A check that finds packing faster than a decided MPI's own path is confirmed by a second,
+ * as a check of packing is: where the other end of an exchange checked too, packing is
+ * taken; where its check kept the MPI's own, this end's second check times packing against
+ * the other's MPI's own path (1.3 times the usual), and the MPI's own stays on both. */
+static void test_check_leaving_confirmed_with_the_other_end(void)
+{
+    for (int other_end_checks = 0; other_end_checks < 2; other_end_checks++) {
+        analysis a = {0};
+        scenario s = {.cost = {1.2e-3, 1e-3}, .noise = 0.01, .seed = 4};
+        int n = 0;
+        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == BY_MPI);
+        const stats_snapshot before = stats_read();
+        int check_calls = 0;
+        for (int k = 0; k < 3000 && decision(&a, USE_ALLTOALL) == BY_MPI; k++) {
+            const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
+            const int check = check_calls / (4 * SENDPATH_TRIALS_EACH); /* which, from 0 */
+            check_calls += c.check;
+            double t = s.cost[c.path];
+            if (c.check && c.path == PACKED)
+                t = check % 2 == 0 || other_end_checks ? 0.7e-3 : 1.3e-3;
+            if (c.timed)
+                sendpath_record(&a, &c, noisy(&s, t));
+        }
+        const stats_snapshot after = stats_read();
+        CHECK(decision(&a, USE_ALLTOALL) == (other_end_checks ? PACKED : BY_MPI));
+        CHECK(check_calls >= 2 * 4 * SENDPATH_TRIALS_EACH);
+        CHECK(after.paths_left - before.paths_left == (other_end_checks ? 1u : 0u));
+        sendpath_free(&a);
+    }
+}
+
+/* Checks that always find the other path faster (in a check, the other path 0.85 times the
+ * decided's, whichever is decided; the calls between checks 0.9 times, on either path) change
+ * the path at every confirmed check, and each change checks no sooner than twice the calls the
+ * check before came after: over 20,000 calls, a few changes, not one every few hundred. */
+static void test_changes_thin_out(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {1.5e-3, 1e-3}, .noise = 0.01, .seed = 6};
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == BY_MPI);
+    int changes = 0, undecided = 0;
+    for (int k = 0; k < 20000; k++) {
+        const int decided = decision(&a, USE_ALLTOALL);
+        const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
+        if (c.timed)
+            sendpath_record(&a, &c,
+                            noisy(&s, !c.check ? 0.9e-3 : c.path != decided ? 0.85e-3 : 1e-3));
+        changes += decision(&a, USE_ALLTOALL) != decided;
+        undecided += decision(&a, USE_ALLTOALL) == UNDECIDED;
+    }
+    CHECK(undecided == 0); /* no strikes, no trials again */
+    /* the first check after 2 x 3 x 0.5 / 0.01 = 300 calls; each change at least doubles */
+    CHECK(changes >= 3 && changes <= 7);
+    sendpath_free(&a);
+}
+
+/* Calls of a type recognised by its fingerprint and not read (sendpath_class_passes_unread)
+ * count as the decided MPI's own path's calls, samples' turns included, until its check is
+ * due: then the next call is the check's first, of the MPI's own path. A decision for
+ * packing passes nothing unread. */
+static void test_unread_calls_counted(void)
+{
+    analysis a = {0};
+    scenario s = {.cost = {3e-3, 1e-3}, .seed = 1}; /* no noise: packing 3 times as slow */
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_POINT_TO_POINT, &s, &n, 100) == BY_MPI);
+    sendpath_class *c = sendpath_class_of(&a, USE_POINT_TO_POINT, BYTES);
+    int passed = 0;
+    while (c && passed < 10000 && sendpath_class_passes_unread(c, PATHS, passed % 2))
+        passed++;
+    CHECK(passed == 2 * P2P_BLOCK * 2 * 100 - 1); /* 2 x block x (3 - 1) / 0.01 calls */
+    const send_choice first = sendpath_choose(&a, USE_POINT_TO_POINT, BYTES, PATHS, TRIAL_SEND);
+    CHECK(first.check && first.path == BY_MPI);
+    sendpath_free(&a);
+    analysis b = {0};
+    scenario t = {.cost = {1e-3, 3e-3}, .seed = 1};
+    n = 0;
+    CHECK(run_until_decided(&b, USE_POINT_TO_POINT, &t, &n, 100) == PACKED);
+    c = sendpath_class_of(&b, USE_POINT_TO_POINT, BYTES);
+    CHECK(c && !sendpath_class_passes_unread(c, PATHS, TRIAL_SEND));
+    sendpath_free(&b);
+}
+
+/* A write's decision for the MPI's own path is not checked against packing (a close result
+ * there keeps the MPI's own: a rank's times do not show what its writes cost the others'); a
+ * read's is. */
+static void test_writes_not_checked_for_packing(void)
+{
+    for (int read = 0; read < 2; read++) {
+        const path_use use = read ? USE_FILE_READ : USE_FILE_WRITE;
+        analysis a = {0};
+        scenario s = {.cost = {1.2e-3, 1e-3}, .noise = 0.01, .seed = 2};
+        int n = 0;
+        CHECK(run_until_decided(&a, use, &s, &n, 100) == BY_MPI);
+        int checks = 0;
+        for (int k = 0; k < 2000; k++) {
+            const send_choice c = sendpath_choose(&a, use, BYTES, PATHS, TRIAL_SEND);
+            checks += c.check;
+            if (c.timed)
+                sendpath_record(&a, &c, noisy(&s, s.cost[c.path]));
+        }
+        CHECK(read ? checks >= 4 * SENDPATH_TRIALS_EACH : checks == 0);
+        sendpath_free(&a);
+    }
+}
+
 /* ---- non-blocking epochs: injected times ---- */
 
 static double fake_now;
@@ -595,6 +760,12 @@ int main(void)
     test_check_keeps_a_faster_path();
     test_check_finds_the_mpi_faster();
     test_check_confirmed_with_the_other_end();
+    test_check_leaves_the_mpi();
+    test_check_keeps_the_mpi();
+    test_check_leaving_confirmed_with_the_other_end();
+    test_changes_thin_out();
+    test_unread_calls_counted();
+    test_writes_not_checked_for_packing();
     test_epochs_choose_the_faster();
     test_epochs_noise_keeps_the_mpi();
     test_epochs_own_path_watched();

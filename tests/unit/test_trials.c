@@ -293,6 +293,34 @@ static void test_holds(void)
     CHECK(!trials_holds(c, 12, 3, 2));
 }
 
+/* A decided MPI's own path checked against packing: packing is taken only by the margins a
+ * round of trials asks, at the median and the lower quartile. */
+static void test_beats_own(void)
+{
+    trial c[12];
+    const double own[6] = {10, 10, 10.2, 10.1, 9.9, 10};
+    /* 20% faster: taken */
+    CHECK(trials_beats_own(c, check_of(c, own, (const double[]){8, 8, 8.1, 8, 8.2, 7.9}, 0), 2,
+                           0));
+    /* 5% faster, or as fast: kept */
+    CHECK(!trials_beats_own(c, check_of(c, own, (const double[]){9.5, 9.5, 9.5, 9.5, 9.5, 9.5},
+                                        0), 2, 0));
+    CHECK(!trials_beats_own(c, check_of(c, own, (const double[]){10, 10, 10, 10, 10, 10}, 0), 2,
+                            0));
+    /* 30% faster at the median, within 10% at the lower quartile (a burst over two turns of
+     * the MPI's own): kept */
+    CHECK(!trials_beats_own(c, check_of(c, (const double[]){9.9, 10, 13, 13, 13, 13},
+                                        (const double[]){9, 9, 9, 9, 9, 9}, 0), 2, 0));
+    /* three paths: packing checked against the MPI's own whatever the third did */
+    const int n = check_of(c, own, (const double[]){8, 8, 8, 8, 8, 8}, 0);
+    for (int k = 0; k < 6; k++)
+        c[k].path = 2;
+    CHECK(trials_beats_own(c, n, 3, 0));
+    /* no block of the MPI's own, or the MPI's own as `other`: nothing to take */
+    CHECK(!trials_beats_own(c + 6, 6, 3, 0));
+    CHECK(!trials_beats_own(c, n, 3, 2));
+}
+
 int main(void)
 {
     test_one_side();
@@ -306,5 +334,6 @@ int main(void)
     test_close();
     test_overtaken();
     test_holds();
+    test_beats_own();
     return check_summary("test_trials");
 }
