@@ -1,11 +1,13 @@
 """Open MPI: the cases where packing at both ends (`MEMCOMM_SEND_PATH=packed`, one run) beat
 what the measured decisions gave (the median of the three quiet runs) by more than 5%, and the
 geometric mean over the 40 cases had each taken the faster of the two:
-`.venv/bin/python docs/results/0.1.0/2026-12-04-check/bestof.py`."""
+`.venv/bin/python docs/results/0.1.0/2026-12-04-check/bestof.py [records folder]` (this
+folder by default)."""
 
 import json
 import math
 import statistics
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -13,10 +15,10 @@ HERE = Path(__file__).parent
 Seconds = dict[str, dict[str, list[float]]]
 
 
-def load(name: str) -> Seconds:
+def load(folder: Path, name: str) -> Seconds:
     """Each re-created-type case's seconds per method, from one record."""
     cases: Seconds = {}
-    for line in (HERE / name).read_text().splitlines():
+    for line in (folder / name).read_text().splitlines():
         record = json.loads(line)
         if record.get("kind") == "result" and "iteration of" in record.get("role", ""):
             cases.setdefault(record["pattern"], {})[record["method"]] = record["seconds"]
@@ -28,8 +30,9 @@ def speedup(methods: dict[str, list[float]]) -> float:
 
 
 def main() -> None:
-    packed = load("lifecycle-openmpi-path-packed.jsonl")
-    quiet = [load(f"lifecycle-openmpi-run{k}.jsonl") for k in (1, 2, 3)]
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    packed = load(folder, "lifecycle-openmpi-path-packed.jsonl")
+    quiet = [load(folder, f"lifecycle-openmpi-run{k}.jsonl") for k in (1, 2, 3)]
     best = []
     for case, methods in packed.items():
         forced = speedup(methods)
