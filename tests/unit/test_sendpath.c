@@ -275,58 +275,93 @@ static void long_blocks(analysis *a)
     a->plan.size = 8192;
 }
 
-/* The trials' paths, a point-to-point turn at a time: a turn of packing not timed, then
- * blocks of packed, own, own, packed; where the plan expects the MPI's own path to win, a
- * block of it not timed after the packed turn, then blocks of own, packed, packed, own. */
+/* The trials' paths, a turn at a time (a point-to-point turn: a send and a receive; a
+ * write's: one call): a turn of packing not timed, then blocks of packed, own, own, packed;
+ * where the plan expects the MPI's own path to win, a block of it not timed after the packed
+ * turn, then blocks of own, packed, packed, own (a write: its decision for the MPI's own path
+ * is not checked against packing, so it has trials; point-to-point has none there, below). */
 static void test_order_of_the_trials(void)
 {
     for (int own_first = 0; own_first < 2; own_first++) {
         analysis a = {0};
         if (own_first)
             long_blocks(&a);
+        const path_use use = own_first ? USE_FILE_WRITE : USE_POINT_TO_POINT;
+        const int sides = own_first ? 1 : TRIAL_SIDES;
         scenario s = {.cost = {1e-3, 1e-3}, .noise = 0.01, .seed = 3};
         const int order[2][6] = {{PACKED, PACKED, BY_MPI, BY_MPI, PACKED},
                                  {PACKED, BY_MPI, BY_MPI, PACKED, PACKED, BY_MPI}};
         const int blocks = 5 + own_first, warm_up = 1 + own_first * SENDPATH_TRIALS_EACH;
-        int n = 0;
         for (int turn = 0; turn < 1 + (blocks - 1) * SENDPATH_TRIALS_EACH; turn++)
-            for (int side = 0; side < TRIAL_SIDES; side++, n++) {
-                const send_choice c =
-                    sendpath_choose(&a, USE_POINT_TO_POINT, BYTES, PATHS, side);
+            for (int side = 0; side < sides; side++) {
+                const send_choice c = sendpath_choose(&a, use, BYTES, PATHS, side);
                 const int block = turn == 0 ? 0 : 1 + (turn - 1) / SENDPATH_TRIALS_EACH;
                 CHECK(c.path == order[own_first][block] && c.timed == (turn >= warm_up));
                 sendpath_record(&a, &c, noisy(&s, 1e-3));
             }
-        CHECK(decision(&a, USE_POINT_TO_POINT) == BY_MPI); /* alike: the MPI's own */
+        CHECK(decision(&a, use) == BY_MPI); /* alike: the MPI's own */
         sendpath_free(&a);
     }
 }
 
-/* Packing 25% slower, the MPI's own path's first 2 turns twice its usual time (its cold
+/* Packing 25% slower, the MPI's own path's first calls twice its usual time (its cold
  * start): the packed calls until the MPI's own is decided. Where the plan expects the MPI's
- * own path, its cold start falls in the warm-up and the first pass decides (a turn and a
- * block packed); packing first, the cold start falls in the MPI's own first block, and
- * both passes run (a turn and two blocks). */
+ * own path (a write), its cold start falls in the warm-up and the first pass decides (a call
+ * and a block packed); packing first (point-to-point), the cold start falls in the MPI's own
+ * first block, and both passes run (a turn and two blocks). */
 static int packed_calls_until_decided(bool own_first)
 {
     analysis a = {0};
     if (own_first)
         long_blocks(&a);
-    const int own_from = own_first ? P2P_WARM_UP : P2P_WARM_UP + P2P_BLOCK;
+    const path_use use = own_first ? USE_FILE_WRITE : USE_POINT_TO_POINT;
+    const int own_from = own_first ? 1 : P2P_WARM_UP + P2P_BLOCK;
     scenario s = {.cost = {1.25e-3, 1e-3}, .noise = 0.02, .seed = 5,
                   .burst_from = own_from, .burst_to = own_from + 4, .burst = 2};
     int n = 0, packed = 0;
-    while (decision(&a, USE_POINT_TO_POINT) == UNDECIDED && n < P2P_ROUND + P2P_BLOCK)
-        packed += one_call(&a, USE_POINT_TO_POINT, &s, n++) == PACKED;
-    CHECK(decision(&a, USE_POINT_TO_POINT) == BY_MPI);
+    while (decision(&a, use) == UNDECIDED && n < P2P_ROUND + P2P_BLOCK)
+        packed += one_call(&a, use, &s, n++) == PACKED;
+    CHECK(decision(&a, use) == BY_MPI);
     sendpath_free(&a);
     return packed;
 }
 
 static void test_own_cold_start_in_the_warm_up(void)
 {
-    CHECK(packed_calls_until_decided(true) == P2P_WARM_UP + P2P_BLOCK);
+    CHECK(packed_calls_until_decided(true) == 1 + SENDPATH_TRIALS_EACH);
     CHECK(packed_calls_until_decided(false) == P2P_WARM_UP + 2 * P2P_BLOCK);
+}
+
+/* Where the plan expects the MPI's own path (long blocks), point-to-point calls and two-path
+ * uses whose decision for the MPI's own path is checked start on it, decided, with no trials:
+ * nothing is timed until the check after SENDPATH_CHECK_FIRST blocks' worth of calls, whose
+ * blocks (own, packed, packed, own) are the first packed calls; packing 25% faster is taken
+ * at that check and its confirmation. A collective with a third path (packing long blocks
+ * too) still has trials. */
+static void test_long_blocks_start_on_the_mpi(void)
+{
+    analysis a = {0};
+    long_blocks(&a);
+    scenario s = {.cost = {0.75e-3, 1e-3}, .noise = 0.02, .seed = 8};
+    int n = 0, timed = 0, packed_before_check = 0;
+    for (; n < SENDPATH_CHECK_FIRST * P2P_BLOCK - 1; n++) { /* the check is the next */
+        const send_choice c = sendpath_choose(&a, USE_POINT_TO_POINT, BYTES, PATHS, n % 2);
+        timed += c.timed;
+        packed_before_check += c.path == PACKED;
+    }
+    CHECK(timed == 0 && packed_before_check == 0);
+    CHECK(decision(&a, USE_POINT_TO_POINT) == BY_MPI);
+    const int first = n;
+    for (; decision(&a, USE_POINT_TO_POINT) == BY_MPI && n < first + 1000; n++)
+        one_call_on(&a, USE_POINT_TO_POINT, &s, n, n % 2);
+    CHECK(decision(&a, USE_POINT_TO_POINT) == PACKED);
+    CHECK(n - first == 2 * 4 * P2P_BLOCK); /* a check and its confirmation */
+    sendpath_free(&a);
+    analysis b = {0};
+    long_blocks(&b);
+    const send_choice c = sendpath_choose(&b, USE_ALLTOALLW, BYTES, 3, TRIAL_SEND);
+    CHECK(c.trial == 0 && sendpath_untimed(&b, USE_ALLTOALLW, BYTES, 3, UNDECIDED) == UNDECIDED);
+    sendpath_free(&b);
 }
 
 /* A decision for the MPI's own path lets a caller's memo pass the calls between samples
@@ -755,6 +790,7 @@ int main(void)
     test_own_path_ahead_ends_the_trials();
     test_order_of_the_trials();
     test_own_cold_start_in_the_warm_up();
+    test_long_blocks_start_on_the_mpi();
     test_memo_passes_between_samples();
     test_check_takes_back_the_mpi();
     test_check_keeps_a_faster_path();
