@@ -428,6 +428,22 @@ static void test_check_takes_back_the_mpi(void)
         }
 }
 
+/* A collective whose trials (packing at `packed` seconds, the MPI's own at `by_mpi`, noise of
+ * 5%) decide `decided`, then 5,000 calls: the calls its checks made on the other path (the
+ * decision still standing is checked). */
+static int checks_other_calls(double packed, double by_mpi, int decided, unsigned seed)
+{
+    analysis a = {0};
+    scenario s = {.cost = {packed, by_mpi}, .noise = 0.05, .seed = seed};
+    int n = 0, other = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == decided);
+    for (int k = 0; k < 5000; k++)
+        other += one_call(&a, USE_ALLTOALL, &s, n++) != decided;
+    CHECK(decision(&a, USE_ALLTOALL) == decided);
+    sendpath_free(&a);
+    return other;
+}
+
 /* A path that still wins (25% faster, noise of 5%) is kept by every check, and the checks
  * thin out: their calls of the MPI's own path cost about a hundredth of the calls' time at
  * first, and less as the checks pass. */
@@ -435,17 +451,9 @@ static void test_check_keeps_a_faster_path(void)
 {
     const stats_snapshot before = stats_read();
     for (unsigned seed = 1; seed <= 20; seed++) {
-        analysis a = {0};
-        scenario s = {.cost = {0.8e-3, 1e-3}, .noise = 0.05, .seed = seed};
-        int n = 0;
-        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
-        int own = 0;
-        for (int k = 0; k < 5000; k++)
-            own += one_call(&a, USE_ALLTOALL, &s, n++) == BY_MPI;
-        CHECK(decision(&a, USE_ALLTOALL) == PACKED);
+        const int own = checks_other_calls(0.8e-3, 1e-3, PACKED, seed);
         /* checks after about 150, 300, 600, ... 2400 calls: 5, two blocks each */
         CHECK(own >= 2 * SENDPATH_TRIALS_EACH && own <= 6 * 2 * SENDPATH_TRIALS_EACH);
-        sendpath_free(&a);
     }
     const stats_snapshot after = stats_read();
     CHECK(after.paths_checked - before.paths_checked >= 20);
@@ -472,6 +480,32 @@ static void test_check_finds_the_mpi_faster(void)
     sendpath_free(&a);
 }
 
+/* A collective whose trials (packing at `packed` seconds, the MPI's own at 1 ms) decide
+ * `decided`, then up to 3,000 calls while that stands, the other path taking 0.7 ms in a
+ * check (faster alone) except in a second check where the other end did not check (1.3 ms:
+ * one end on each path): the path in the end; the check calls made (`*check_calls`). */
+static int confirmed_change(double packed, int decided, bool other_end_checks, int *check_calls)
+{
+    analysis a = {0};
+    scenario s = {.cost = {packed, 1e-3}, .noise = 0.01, .seed = 4};
+    int n = 0;
+    CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == decided);
+    *check_calls = 0;
+    for (int k = 0; k < 3000 && decision(&a, USE_ALLTOALL) == decided; k++) {
+        const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
+        const int check = *check_calls / (4 * SENDPATH_TRIALS_EACH); /* which, from 0 */
+        *check_calls += c.check;
+        double t = s.cost[c.path];
+        if (c.check && c.path != decided)
+            t = check % 2 == 0 || other_end_checks ? 0.7e-3 : 1.3e-3;
+        if (c.timed)
+            sendpath_record(&a, &c, noisy(&s, t));
+    }
+    const int path = decision(&a, USE_ALLTOALL);
+    sendpath_free(&a);
+    return path;
+}
+
 /* A check that finds the MPI's own path faster is checked again at once, and the MPI's own
  * taken back only if that finds it faster too: where the other end of an exchange checked too
  * (its blocks of the MPI's own path meet this end's), it does; where the other end's check
@@ -480,27 +514,13 @@ static void test_check_finds_the_mpi_faster(void)
 static void test_check_confirmed_with_the_other_end(void)
 {
     for (int other_end_checks = 0; other_end_checks < 2; other_end_checks++) {
-        analysis a = {0};
-        scenario s = {.cost = {0.8e-3, 1e-3}, .noise = 0.01, .seed = 4};
-        int n = 0;
-        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == PACKED);
         const stats_snapshot before = stats_read();
-        int check_calls = 0;
-        for (int k = 0; k < 3000 && decision(&a, USE_ALLTOALL) == PACKED; k++) {
-            const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
-            const int check = check_calls / (4 * SENDPATH_TRIALS_EACH); /* which, from 0 */
-            check_calls += c.check;
-            double t = s.cost[c.path];
-            if (c.check && c.path == BY_MPI) /* faster alone; apart from packing in a second */
-                t = check % 2 == 0 || other_end_checks ? 0.7e-3 : 1.3e-3;
-            if (c.timed)
-                sendpath_record(&a, &c, noisy(&s, t));
-        }
+        int check_calls;
+        CHECK(confirmed_change(0.8e-3, PACKED, other_end_checks, &check_calls) ==
+              (other_end_checks ? BY_MPI : PACKED));
         const stats_snapshot after = stats_read();
-        CHECK(decision(&a, USE_ALLTOALL) == (other_end_checks ? BY_MPI : PACKED));
         CHECK(check_calls >= 2 * 4 * SENDPATH_TRIALS_EACH);
         CHECK(after.paths_returned - before.paths_returned == (other_end_checks ? 1u : 0u));
-        sendpath_free(&a);
     }
 }
 
@@ -544,16 +564,8 @@ static void test_check_keeps_the_mpi(void)
 {
     const stats_snapshot before = stats_read();
     for (unsigned seed = 1; seed <= 20; seed++) {
-        analysis a = {0};
-        scenario s = {.cost = {1.5e-3, 1e-3}, .noise = 0.05, .seed = seed};
-        int n = 0;
-        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == BY_MPI);
-        int packed = 0;
-        for (int k = 0; k < 5000; k++)
-            packed += one_call(&a, USE_ALLTOALL, &s, n++) == PACKED;
-        CHECK(decision(&a, USE_ALLTOALL) == BY_MPI);
+        const int packed = checks_other_calls(1.5e-3, 1e-3, BY_MPI, seed);
         CHECK(packed >= 3 * 2 * SENDPATH_TRIALS_EACH && packed <= 5 * 2 * SENDPATH_TRIALS_EACH);
-        sendpath_free(&a);
     }
     const stats_snapshot after = stats_read();
     CHECK(after.paths_checked - before.paths_checked >= 3 * 20);
@@ -567,27 +579,13 @@ static void test_check_keeps_the_mpi(void)
 static void test_check_leaving_confirmed_with_the_other_end(void)
 {
     for (int other_end_checks = 0; other_end_checks < 2; other_end_checks++) {
-        analysis a = {0};
-        scenario s = {.cost = {1.2e-3, 1e-3}, .noise = 0.01, .seed = 4};
-        int n = 0;
-        CHECK(run_until_decided(&a, USE_ALLTOALL, &s, &n, 100) == BY_MPI);
         const stats_snapshot before = stats_read();
-        int check_calls = 0;
-        for (int k = 0; k < 3000 && decision(&a, USE_ALLTOALL) == BY_MPI; k++) {
-            const send_choice c = sendpath_choose(&a, USE_ALLTOALL, BYTES, PATHS, TRIAL_SEND);
-            const int check = check_calls / (4 * SENDPATH_TRIALS_EACH); /* which, from 0 */
-            check_calls += c.check;
-            double t = s.cost[c.path];
-            if (c.check && c.path == PACKED)
-                t = check % 2 == 0 || other_end_checks ? 0.7e-3 : 1.3e-3;
-            if (c.timed)
-                sendpath_record(&a, &c, noisy(&s, t));
-        }
+        int check_calls;
+        CHECK(confirmed_change(1.2e-3, BY_MPI, other_end_checks, &check_calls) ==
+              (other_end_checks ? PACKED : BY_MPI));
         const stats_snapshot after = stats_read();
-        CHECK(decision(&a, USE_ALLTOALL) == (other_end_checks ? PACKED : BY_MPI));
         CHECK(check_calls >= 2 * 4 * SENDPATH_TRIALS_EACH);
         CHECK(after.paths_left - before.paths_left == (other_end_checks ? 1u : 0u));
-        sendpath_free(&a);
     }
 }
 
